@@ -1,0 +1,78 @@
+"""Reading a dataset directory: case packages, labels and evidence, each from its own place."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from judge_runner.cases.models import CaseMeta, LabelRecord, Trajectory
+
+CASES_DIR = "cases"
+LABELS_FILE = "labels.jsonl"
+EVIDENCE_DIR = "evidence"
+
+
+@dataclass(frozen=True)
+class CasePackage:
+    """A case as a judge sees it: the directory `cases/<id>/` and its parsed files."""
+
+    root: Path
+
+    @cached_property
+    def meta(self) -> CaseMeta:
+        return CaseMeta.model_validate_json((self.root / "case.json").read_text(encoding="utf-8"))
+
+    @cached_property
+    def trajectory(self) -> Trajectory:
+        text = (self.root / "trajectory.json").read_text(encoding="utf-8")
+        return Trajectory.model_validate_json(text)
+
+    @cached_property
+    def instruction(self) -> str:
+        return (self.root / "instruction.md").read_text(encoding="utf-8")
+
+    @property
+    def id(self) -> str:
+        return self.meta.id
+
+    @property
+    def skills_dir(self) -> Path:
+        return self.root / "skills"
+
+    @property
+    def artifacts_dir(self) -> Path:
+        return self.root / "artifacts"
+
+
+@dataclass(frozen=True)
+class Dataset:
+    root: Path
+
+    @property
+    def cases_dir(self) -> Path:
+        return self.root / CASES_DIR
+
+    def case_ids(self) -> list[str]:
+        if not self.cases_dir.is_dir():
+            return []
+        return sorted(p.name for p in self.cases_dir.iterdir() if (p / "case.json").is_file())
+
+    def case(self, case_id: str) -> CasePackage:
+        return CasePackage(self.cases_dir / case_id)
+
+    def cases(self) -> list[CasePackage]:
+        return [self.case(i) for i in self.case_ids()]
+
+    def labels(self) -> dict[str, LabelRecord]:
+        """Labels by case id; empty when the dataset carries none (an unlabeled pool)."""
+        path = self.root / LABELS_FILE
+        if not path.is_file():
+            return {}
+        records = (LabelRecord.model_validate(json.loads(line))
+                   for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+        return {r.case_id: r for r in records}
+
+    def evidence_dir(self, case_id: str) -> Path:
+        return self.root / EVIDENCE_DIR / case_id

@@ -1,0 +1,154 @@
+"""Pydantic models of the case package: everything a judge may read, and the label it may not.
+
+A dataset on disk::
+
+    <dataset>/
+      cases/<case_id>/          the only part ever mounted for a judge
+        case.json               CaseMeta
+        instruction.md          the task instruction the agent got
+        trajectory.json         Trajectory (normalized steps)
+        skills/<skill>/...      task-time skills exactly as the agent had them
+        artifacts/...           final files the agent produced
+      labels.jsonl              LabelRecord per line (outside cases/)
+      evidence/<case_id>/...    verifier output, dev-only (outside cases/)
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1.0"
+
+
+class Label(StrEnum):
+    PASS = "pass"
+    FAIL = "fail"
+
+
+class Domain(StrEnum):
+    """The eleven SkillTV domains."""
+
+    CYBERSECURITY = "cybersecurity"
+    ENERGY = "energy"
+    FINANCE = "finance"
+    HEALTHCARE = "healthcare"
+    MANUFACTURING = "manufacturing"
+    MATHEMATICS = "mathematics"
+    MEDIA_CONTENT = "media_content"
+    NATURAL_SCIENCE = "natural_science"
+    OFFICE_WORKFLOWS = "office_workflows"
+    ROBOTICS = "robotics"
+    SOFTWARE_ENGINEERING = "software_engineering"
+
+
+class StepKind(StrEnum):
+    ASSISTANT_MESSAGE = "assistant_message"
+    TOOL_CALL = "tool_call"
+    SKILL_USE = "skill_use"
+    NOTICE = "notice"  # harness events: background task notifications, run-end markers
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Step(_Frozen):
+    """One normalized step. Long text fields are cut head+tail with an explicit marker."""
+
+    index: int = Field(ge=0)
+    kind: StepKind
+    text: str | None = None  # assistant text, skill body, notice text
+    tool: str | None = None
+    tool_use_id: str | None = None
+    arguments: dict[str, Any] | None = None
+    output: str | None = None
+    is_error: bool = False
+    exit_code: int | None = None
+    files_touched: list[str] = Field(default_factory=list)
+    skill: str | None = None  # for skill_use steps
+    omitted_chars: int = Field(default=0, ge=0)  # total characters cut from this step
+
+
+class TerminationStatus(StrEnum):
+    COMPLETED = "completed"  # a final result event was seen
+    ERROR = "error"  # final result event with is_error / error subtype
+    NO_RESULT = "no_result"  # the stream ended without a final result (timeout, crash)
+
+
+class Termination(_Frozen):
+    status: TerminationStatus
+    result_subtype: str | None = None
+    num_turns: int | None = None
+    duration_ms: int | None = None
+    exception: str | None = None  # harness exception type recorded for the trial, if any
+
+
+class Trajectory(_Frozen):
+    schema_version: str = SCHEMA_VERSION
+    case_id: str
+    source_format: str  # e.g. "claude-code-stream-json", "atif"
+    steps: list[Step]
+    final_message: str | None = None
+    termination: Termination
+
+
+class Source(_Frozen):
+    trial_path: str  # path of the trial folder as given to the importer (relative when possible)
+    trial_name: str
+    agent: str | None = None
+    model: str | None = None
+    transcript_format: str
+
+
+class ArtifactProvenance(StrEnum):
+    COPIED = "copied"  # taken from the trial's artifacts/ directory
+    RECONSTRUCTED = "reconstructed"  # replayed from file-writing tool calls
+    UNKNOWN = "unknown"  # written by the agent, content could not be recovered
+
+
+class ArtifactRecord(_Frozen):
+    path: str  # path as the agent saw it (e.g. /root/out.csv)
+    stored_as: str | None = None  # relative to artifacts/, None when unknown
+    size: int | None = None
+    sha256: str | None = None
+    provenance: ArtifactProvenance
+    steps: list[int] = Field(default_factory=list)  # trajectory steps that produced it
+    note: str | None = None
+
+
+class CaseStats(_Frozen):
+    n_steps: int
+    n_tool_calls: int
+    n_error_steps: int
+    n_skill_uses: int
+    raw_chars: int
+    normalized_chars: int
+    raw_tokens_est: int
+    normalized_tokens_est: int
+
+
+class CaseMeta(_Frozen):
+    schema_version: str = SCHEMA_VERSION
+    id: str
+    task: str
+    domain: Domain | None
+    category: str | None = None  # the task's own category before domain mapping
+    source: Source
+    with_skills: bool
+    skills: list[str]
+    artifacts: list[ArtifactRecord]
+    stats: CaseStats
+
+
+class LabelRecord(_Frozen):
+    case_id: str
+    label: Label
+    reward: float
+
+
+def estimate_tokens(text: str) -> int:
+    """Cheap, deterministic token estimate (≈4 characters per token) used for limits and stats."""
+    return (len(text) + 3) // 4

@@ -1,0 +1,38 @@
+"""Writing and reading a judge's per-case products (plan.md, inspection_log.jsonl, verdict.json)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from judge_runner.judges.base import Inspection, Plan, Verdict
+
+PLAN_FILE = "plan.md"
+LOG_FILE = "inspection_log.jsonl"
+VERDICT_FILE = "verdict.json"
+TRANSCRIPT_FILE = "transcript.jsonl"
+NO_PLAN = "# Inspection plan\n\n(no plan was made)\n"
+
+
+def write_products(
+    out_dir: Path, plan: Plan | None, log: list[Inspection], verdict: Verdict
+) -> None:
+    """Write the three products; a judge that failed before planning gets a plan saying so."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    plan_text = plan.to_markdown() if plan is not None else NO_PLAN
+    (out_dir / PLAN_FILE).write_text(plan_text, encoding="utf-8")
+    (out_dir / LOG_FILE).write_text(
+        "".join(i.model_dump_json() + "\n" for i in log), encoding="utf-8"
+    )
+    (out_dir / VERDICT_FILE).write_text(verdict.model_dump_json(indent=2) + "\n", encoding="utf-8")
+
+
+def read_log(out_dir: Path) -> list[Inspection]:
+    path = out_dir / LOG_FILE
+    if not path.is_file():
+        return []
+    return [Inspection.model_validate_json(line)
+            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def read_verdict(out_dir: Path) -> Verdict:
+    return Verdict.model_validate_json((out_dir / VERDICT_FILE).read_text(encoding="utf-8"))

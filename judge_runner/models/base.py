@@ -1,0 +1,65 @@
+"""The ModelClient Protocol: how judges and optimizers talk to a model.
+
+Requests and responses use the Anthropic Messages API shapes (content blocks as plain dicts), so
+any server that speaks that API works: Anthropic, a proxy, or a local test server.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Usage(BaseModel):
+    """Token and cost accounting; additive."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input_tokens: int = 0  # uncached input tokens
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    calls: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens + other.input_tokens,
+            cache_creation_input_tokens=self.cache_creation_input_tokens
+            + other.cache_creation_input_tokens,
+            cache_read_input_tokens=self.cache_read_input_tokens + other.cache_read_input_tokens,
+            output_tokens=self.output_tokens + other.output_tokens,
+            cost_usd=self.cost_usd + other.cost_usd,
+            calls=self.calls + other.calls,
+        )
+
+
+class ModelRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    model: str
+    system: list[dict[str, Any]]  # text blocks; the constant prefix carries cache_control
+    messages: list[dict[str, Any]]
+    tools: list[dict[str, Any]] = Field(default_factory=list)
+    max_tokens: int = 4096
+    temperature: float = 0.0
+
+
+class ModelResponse(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    content: list[dict[str, Any]]  # text / tool_use blocks
+    stop_reason: str | None
+    usage: Usage
+
+
+class ModelError(RuntimeError):
+    """A model call failed for good (after retries, or a non-retryable error)."""
+
+
+class ModelClient(Protocol):
+    """Sends one Messages request. Thread-safe. Raises ModelError when the call fails for good."""
+
+    def complete(self, request: ModelRequest) -> ModelResponse: ...

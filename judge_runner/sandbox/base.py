@@ -1,0 +1,47 @@
+"""The Sandbox Protocol: where a judge runs commands against one case package."""
+
+from __future__ import annotations
+
+from types import TracebackType
+from typing import Protocol, Self
+
+from pydantic import BaseModel, ConfigDict
+
+CASE_MOUNT = "/case"
+SCRATCH_DIR = "/scratch"
+
+
+class ExecResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    stdout: str
+    stderr: str
+    exit_code: int | None  # None when the command was killed before it exited
+    timed_out: bool = False
+    truncated: bool = False  # output was capped; the text carries a marker saying how much
+    duration: float = 0.0
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (engine gone, container died) — not the command inside it."""
+
+
+class Sandbox(Protocol):
+    kind: str  # "docker" | "local"
+
+    def exec(self, cmd: str, timeout: float | None = None) -> ExecResult: ...
+
+    def read_file(self, path: str, max_bytes: int | None = None) -> bytes: ...
+
+    def list_files(self, path: str = CASE_MOUNT) -> list[str]: ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...

@@ -1,0 +1,51 @@
+"""Shared test fixtures.
+
+Tests that need `../shared` (real SkillsBench trials) or a Docker engine skip with a reason on a
+user's machine, but in CI (CI=true) a missing prerequisite is a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+REAL_DATA = SHARED / "data" / "skillsbench-real"
+EXAMPLES = REPO / "bench" / "examples"
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def require(condition: bool, reason: str) -> None:
+    """Skip locally when `condition` is false; fail in CI."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"required in CI: {reason}")
+    pytest.skip(reason)
+
+
+def docker_available() -> bool:
+    try:
+        import docker
+
+        client = docker.from_env(timeout=5)
+        client.ping()
+        client.close()
+        return True
+    except Exception:
+        return False
+
+
+@pytest.fixture(scope="session")
+def real_data() -> Path:
+    require((REAL_DATA / "MANIFEST.json").is_file(),
+            f"real SkillsBench trials not found at {REAL_DATA}")
+    return REAL_DATA
+
+
+@pytest.fixture(scope="session")
+def docker_engine() -> None:
+    require(docker_available(), "no Docker engine answers (start dockerd to run sandbox tests)")
