@@ -1,0 +1,1 @@
+"""Evaluation runs: metrics, the SQLite run store, the concurrent runner, comparisons, reports."""
