@@ -1,6 +1,8 @@
 """Judges by name. Each entry names a factory `make_judge(options: JudgeOptions) -> Judge`.
 
-Adding a judge is one module with a `make_judge` and one line here.
+Adding a judge is one module with a `make_judge` and one line here. A name containing a colon,
+``package.module:factory``, is imported as given: judges that live outside the package (a user's
+own judge, a scripted judge in the tests) are used without registering them.
 """
 
 from __future__ import annotations
@@ -47,12 +49,29 @@ class UnknownJudgeError(ValueError):
 
 
 def build_judge(name: str, options: JudgeOptions) -> Judge:
-    try:
-        target = JUDGES[name]
-    except KeyError:
-        raise UnknownJudgeError(
-            f"unknown judge {name!r}; known judges: {', '.join(sorted(JUDGES))}"
-        ) from None
+    """Build a judge by registered name or `module:factory` path.
+
+    Raises UnknownJudgeError for an unknown name or a path whose module or factory is missing.
+    """
+    if ":" in name:
+        target = name
+    else:
+        try:
+            target = JUDGES[name]
+        except KeyError:
+            raise UnknownJudgeError(
+                f"unknown judge {name!r}; known judges: {', '.join(sorted(JUDGES))} "
+                "(or give a factory as package.module:make_judge)"
+            ) from None
     module_name, _, attr = target.partition(":")
-    factory: JudgeFactory = getattr(importlib.import_module(module_name), attr)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        missing_itself = exc.name is not None and module_name.startswith(exc.name)
+        if ":" not in name or not missing_itself:
+            raise  # a dependency of the judge is missing: show the real error
+        raise UnknownJudgeError(f"judge {name!r}: module {module_name!r} not found") from None
+    factory: JudgeFactory | None = getattr(module, attr, None)
+    if factory is None:
+        raise UnknownJudgeError(f"judge factory {name!r}: {module_name} has no {attr!r}")
     return factory(options)

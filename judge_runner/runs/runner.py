@@ -1,0 +1,312 @@
+"""Running a judge over many cases: bounded concurrency, resume from the run store, outputs.
+
+`run_eval` is the Python entry point (the CLI and the evolution loop both call it). Per run dir::
+
+    run.sqlite        the store; each verdict committed as soon as it is produced
+    run.log.jsonl     structlog JSON events of this run
+    cases/<id>/       the judge's per-case products (plan.md, inspection_log.jsonl, verdict.json)
+    verdicts.jsonl    one CaseRecord per requested case, sorted by case id
+    metrics.json      RunSummary (metrics over labeled cases, usage, counts)
+    report.html, report.md
+
+Re-running with the same judge configuration judges only the cases without a verdict (and, with
+`retry_errors`, the error ones). A judge that raises is turned into an ERROR verdict for that case;
+the run continues.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import structlog
+from pydantic import BaseModel, ConfigDict, Field
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from judge_runner.cases.dataset import CasePackage, Dataset
+from judge_runner.cases.models import Label
+from judge_runner.judges.base import Decision, Judge, Verdict
+from judge_runner.models.base import Usage
+from judge_runner.runs.metrics import Metrics, compute_metrics
+from judge_runner.runs.store import RunInfo, RunStore
+
+CASES_OUT = "cases"
+VERDICTS_FILE = "verdicts.jsonl"
+METRICS_FILE = "metrics.json"
+LOG_FILE = "run.log.jsonl"
+
+
+class CaseRecord(BaseModel):
+    """One line of verdicts.jsonl: the verdict with what is known about the case."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    case_id: str
+    task: str | None
+    domain: str | None
+    label: Label | None  # None for unlabeled pools
+    decision: Decision
+    correct: bool | None  # None when unlabeled or not decided
+    verdict: Verdict
+
+
+class RunSummary(BaseModel):
+    """metrics.json: the metrics plus the accounting of the run that produced them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judge: str
+    config_hash: str
+    config: dict[str, Any]
+    dataset: str
+    n_cases: int
+    n_labeled: int
+    n_judged_now: int  # judged in this invocation (the rest came from the store)
+    n_resumed: int
+    usage: Usage
+    wall_seconds: float
+    metrics: Metrics | None  # None when no requested case carries a label
+    decisions: dict[str, int] = Field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunResult:
+    run_dir: Path
+    info: RunInfo
+    records: list[CaseRecord]
+    summary: RunSummary
+
+    @property
+    def metrics(self) -> Metrics | None:
+        return self.summary.metrics
+
+
+class MissingCasesError(ValueError):
+    """Requested case ids that the dataset does not contain."""
+
+
+def run_eval(
+    judge: Judge,
+    dataset: Dataset,
+    case_ids: list[str],
+    run_dir: Path,
+    concurrency: int = 4,
+    progress: bool = True,
+    retry_errors: bool = False,
+    write_reports: bool = True,
+) -> RunResult:
+    """Judge `case_ids` of `dataset` into `run_dir`, resuming from its store.
+
+    Raises MissingCasesError before judging anything when an id is not in the dataset, and
+    ConfigMismatchError when `run_dir` belongs to another judge configuration. Case-level
+    failures never raise: they become ERROR verdicts.
+    """
+    if concurrency < 1:
+        raise ValueError(f"concurrency must be at least 1, got {concurrency}")
+    case_ids = sorted(dict.fromkeys(case_ids))
+    missing = [c for c in case_ids if not (dataset.cases_dir / c / "case.json").is_file()]
+    if missing:
+        shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+        raise MissingCasesError(
+            f"{len(missing)} case(s) not found in {dataset.cases_dir}: {shown}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with RunStore.open(run_dir) as store, _run_log(run_dir) as log:
+        info = store.bind(judge.name, judge.config())
+        done = store.finished(retry_errors=retry_errors)
+        todo = [c for c in case_ids if c not in done]
+        log.info("run_start", judge=judge.name, config_hash=info.config_hash,
+                 cases=len(case_ids), todo=len(todo), concurrency=concurrency)
+        prior = store.verdicts()
+        with _Progress(len(case_ids), enabled=progress) as bar:
+            for case_id in case_ids:
+                if case_id in done:
+                    bar.advance(prior[case_id])
+            _judge_all(judge, dataset, todo, run_dir, concurrency, store, bar, log)
+        verdicts = store.verdicts()
+        log.info("run_end", judged=len(todo), seconds=round(time.monotonic() - started, 3))
+    records = build_records(dataset, case_ids, verdicts)
+    summary = summarize(info, dataset, records, n_judged_now=len(todo),
+                        wall_seconds=time.monotonic() - started)
+    result = RunResult(run_dir=run_dir, info=info, records=records, summary=summary)
+    write_outputs(result, reports=write_reports)
+    return result
+
+
+def _judge_all(
+    judge: Judge,
+    dataset: Dataset,
+    todo: list[str],
+    run_dir: Path,
+    concurrency: int,
+    store: RunStore,
+    bar: _Progress,
+    log: Any,
+) -> None:
+    # Workers only judge; the calling thread is the single writer of the store.
+    pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge")
+    try:
+        futures: dict[Future[Verdict], str] = {
+            pool.submit(judge_one, judge, dataset.case(c), run_dir / CASES_OUT / c): c
+            for c in todo
+        }
+        for future in as_completed(futures):
+            verdict = future.result()
+            store.put(verdict)
+            bar.advance(verdict)
+            log.info("verdict", case_id=verdict.case_id, decision=verdict.decision.value,
+                     seconds=round(verdict.duration_s, 3), cost_usd=verdict.usage.cost_usd,
+                     error=verdict.error)
+    finally:
+        # On Ctrl-C nothing queued starts; verdicts already stored stay.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def judge_one(judge: Judge, case: CasePackage, out_dir: Path) -> Verdict:
+    """Run the judge on one case; an exception or a wrong case id becomes an ERROR verdict."""
+    case_id = case.root.name
+    started = time.monotonic()
+    try:
+        verdict = judge.judge(case, out_dir)
+    except Exception as exc:  # a judge must not raise; if it does, the case is an error
+        verdict = Verdict(case_id=case_id, judge=judge.name, decision=Decision.ERROR,
+                          error=f"judge raised {type(exc).__name__}: {exc}")
+    if verdict.case_id != case_id:
+        verdict = Verdict(case_id=case_id, judge=judge.name, decision=Decision.ERROR,
+                          error=f"judge returned a verdict for {verdict.case_id!r}")
+    if verdict.duration_s == 0.0:
+        verdict = verdict.model_copy(update={"duration_s": time.monotonic() - started})
+    return verdict
+
+
+def build_records(
+    dataset: Dataset, case_ids: list[str], verdicts: dict[str, Verdict]
+) -> list[CaseRecord]:
+    labels = dataset.labels()
+    records = []
+    for case_id in case_ids:
+        verdict = verdicts[case_id]
+        task, domain = _task_and_domain(dataset.case(case_id))
+        label = labels[case_id].label if case_id in labels else None
+        correct = (verdict.decision.value == label.value
+                   if label is not None and verdict.decision.is_decided else None)
+        records.append(CaseRecord(case_id=case_id, task=task, domain=domain, label=label,
+                                  decision=verdict.decision, correct=correct, verdict=verdict))
+    return records
+
+
+def _task_and_domain(case: CasePackage) -> tuple[str | None, str | None]:
+    try:
+        meta = case.meta
+    except (OSError, ValueError):  # unreadable case.json: the judge reported it as an error
+        return None, None
+    return meta.task, meta.domain.value if meta.domain is not None else None
+
+
+def summarize(
+    info: RunInfo,
+    dataset: Dataset,
+    records: list[CaseRecord],
+    n_judged_now: int,
+    wall_seconds: float,
+) -> RunSummary:
+    labeled = [r for r in records if r.label is not None]
+    metrics = (compute_metrics((r.decision, r.label, r.domain) for r in labeled if r.label)
+               if labeled else None)
+    usage = sum((r.verdict.usage for r in records), Usage())
+    decisions = {d.value: sum(1 for r in records if r.decision is d) for d in Decision}
+    return RunSummary(
+        judge=info.judge, config_hash=info.config_hash, config=info.config,
+        dataset=str(dataset.root), n_cases=len(records), n_labeled=len(labeled),
+        n_judged_now=n_judged_now, n_resumed=len(records) - n_judged_now, usage=usage,
+        wall_seconds=round(wall_seconds, 3), metrics=metrics, decisions=decisions,
+    )
+
+
+def write_outputs(result: RunResult, reports: bool = True) -> None:
+    """Write verdicts.jsonl, metrics.json and (unless disabled) the HTML and Markdown reports."""
+    run_dir = result.run_dir
+    (run_dir / VERDICTS_FILE).write_text(
+        "".join(r.model_dump_json() + "\n" for r in result.records), encoding="utf-8")
+    (run_dir / METRICS_FILE).write_text(
+        result.summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    if reports:
+        from judge_runner.runs.report import write_reports
+
+        write_reports(run_dir, result.summary, result.records)
+
+
+def load_records(run_dir: Path) -> list[CaseRecord]:
+    """Read verdicts.jsonl of a finished run; raises FileNotFoundError naming the file."""
+    path = run_dir / VERDICTS_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: is {run_dir} a finished run directory?")
+    return [CaseRecord.model_validate_json(line)
+            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def load_summary(run_dir: Path) -> RunSummary:
+    path = run_dir / METRICS_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: is {run_dir} a finished run directory?")
+    return RunSummary.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+@contextmanager
+def _run_log(run_dir: Path) -> Iterator[Any]:
+    """A JSON-lines structlog logger writing to this run's log, apart from global logging."""
+    with (run_dir / LOG_FILE).open("a", encoding="utf-8") as stream:
+        yield structlog.wrap_logger(
+            structlog.PrintLogger(file=stream),
+            processors=[
+                structlog.processors.add_log_level,
+                structlog.processors.TimeStamper(fmt="iso", utc=True),
+                structlog.processors.JSONRenderer(sort_keys=True),
+            ],
+        )
+
+
+class _Progress:
+    """Rich progress bar on stderr: done / pass / fail / error, tokens and dollars."""
+
+    def __init__(self, total: int, enabled: bool, stream: IO[str] | None = None) -> None:
+        self.counts = {d: 0 for d in Decision}
+        self.usage = Usage()
+        self._progress = Progress(
+            TextColumn("[bold]judging"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[stats]}"),
+            TimeElapsedColumn(),
+            console=Console(stderr=True, file=stream),
+            disable=not enabled,
+            transient=False,
+        )
+        self._task = self._progress.add_task("judging", total=total, stats=self._stats())
+
+    def _stats(self) -> str:
+        c = self.counts
+        tokens = (self.usage.input_tokens + self.usage.cache_creation_input_tokens
+                  + self.usage.cache_read_input_tokens + self.usage.output_tokens)
+        return (f"[green]pass {c[Decision.PASS]}[/] [red]fail {c[Decision.FAIL]}[/] "
+                f"[yellow]error {c[Decision.ERROR]}[/] abstain {c[Decision.ABSTAIN]} "
+                f"tokens {tokens:,} ${self.usage.cost_usd:.4f}")
+
+    def advance(self, verdict: Verdict) -> None:
+        self.counts[verdict.decision] += 1
+        self.usage = self.usage + verdict.usage
+        self._progress.update(self._task, advance=1, stats=self._stats())
+
+    def __enter__(self) -> _Progress:
+        self._progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._progress.stop()
+

@@ -1,0 +1,114 @@
+"""The runner through its Python API with a real scripted judge and real case packages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from judge_runner.cases import Dataset
+from judge_runner.cases.models import Domain, Label
+from judge_runner.judges.base import Decision
+from judge_runner.judges.registry import JudgeOptions, UnknownJudgeError, build_judge
+from judge_runner.runs.runner import MissingCasesError, load_records, run_eval
+from judge_runner.runs.store import ConfigMismatchError, RunStore
+from tests.runs.casebuild import Spec, mixed_specs, write_dataset
+from tests.runs.scripted_judge import ScriptedJudge
+
+FACTORY = "tests.runs.scripted_judge:make_judge"
+
+
+def _judge(tmp_path: Path, tag: str = "a", latency: float = 0.0) -> ScriptedJudge:
+    judge = build_judge(FACTORY, JudgeOptions(extra={
+        "tag": tag, "latency": latency, "calls_log": str(tmp_path / "calls.log")}))
+    assert isinstance(judge, ScriptedJudge)
+    return judge
+
+
+def _calls(tmp_path: Path) -> list[str]:
+    path = tmp_path / "calls.log"
+    return path.read_text().split() if path.exists() else []
+
+
+def test_run_writes_outputs_and_metrics(tmp_path: Path) -> None:
+    specs = [*mixed_specs(9), Spec("case-raise", "task-9", Domain.FINANCE, Label.FAIL, "raise")]
+    ds = Dataset(write_dataset(tmp_path / "ds", specs))
+    result = run_eval(_judge(tmp_path), ds, ds.case_ids(), tmp_path / "run",
+                      concurrency=3, progress=False, write_reports=False)
+    m = result.metrics
+    assert m is not None
+    # labels: pass at 0,3,6; answers wrong at 2,5,8 (fail labels answered pass)
+    assert (m.tp, m.fp, m.tn, m.fn, m.n_error) == (3, 3, 3, 0, 1)
+    records = load_records(tmp_path / "run")
+    assert [r.case_id for r in records] == sorted(ds.case_ids())
+    raised = next(r for r in records if r.case_id == "case-raise")
+    assert raised.decision is Decision.ERROR and raised.correct is None
+    assert "scripted failure" in (raised.verdict.error or "")
+    assert (tmp_path / "run" / "cases" / "case-000" / "plan.md").is_file()
+    summary = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert summary["metrics"]["tp"] == 3 and summary["usage"]["calls"] == 9
+    log_events = [json.loads(x)["event"] for x in
+                  (tmp_path / "run" / "run.log.jsonl").read_text().splitlines()]
+    assert log_events[0] == "run_start" and log_events.count("verdict") == 10
+
+
+def test_rerun_resumes_without_rejudging(tmp_path: Path) -> None:
+    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(6)))
+    first = run_eval(_judge(tmp_path), ds, ds.case_ids()[:4], tmp_path / "run",
+                     progress=False, write_reports=False)
+    assert first.summary.n_judged_now == 4
+    second = run_eval(_judge(tmp_path), ds, ds.case_ids(), tmp_path / "run",
+                      progress=False, write_reports=False)
+    assert second.summary.n_judged_now == 2 and second.summary.n_resumed == 4
+    assert sorted(_calls(tmp_path)) == sorted(ds.case_ids())
+    with RunStore.open(tmp_path / "run") as store:
+        assert set(store.attempts().values()) == {1}
+
+
+def test_changed_config_is_refused(tmp_path: Path) -> None:
+    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(2)))
+    run_eval(_judge(tmp_path, tag="a"), ds, ds.case_ids(), tmp_path / "run",
+             progress=False, write_reports=False)
+    with pytest.raises(ConfigMismatchError, match="differs in: tag"):
+        run_eval(_judge(tmp_path, tag="b"), ds, ds.case_ids(), tmp_path / "run",
+                 progress=False, write_reports=False)
+
+
+def test_retry_errors_rejudges_only_errors(tmp_path: Path) -> None:
+    specs = [*mixed_specs(3), Spec("case-bad", "t", None, Label.PASS, "raise")]
+    ds = Dataset(write_dataset(tmp_path / "ds", specs))
+    run_eval(_judge(tmp_path), ds, ds.case_ids(), tmp_path / "run",
+             progress=False, write_reports=False)
+    (ds.cases_dir / "case-bad" / "artifacts" / "answer.txt").write_text("pass\n")
+    result = run_eval(_judge(tmp_path), ds, ds.case_ids(), tmp_path / "run",
+                      progress=False, retry_errors=True, write_reports=False)
+    assert result.summary.n_judged_now == 1
+    assert _calls(tmp_path).count("case-bad") == 2
+    assert {r.case_id: r.decision for r in result.records}["case-bad"] is Decision.PASS
+    with RunStore.open(tmp_path / "run") as store:
+        assert store.attempts()["case-bad"] == 2
+
+
+def test_missing_case_is_a_clear_error_before_judging(tmp_path: Path) -> None:
+    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(2)))
+    with pytest.raises(MissingCasesError, match="nope"):
+        run_eval(_judge(tmp_path), ds, ["case-000", "nope"], tmp_path / "run",
+                 progress=False, write_reports=False)
+    assert _calls(tmp_path) == []
+
+
+def test_unlabeled_pool_has_no_metrics(tmp_path: Path) -> None:
+    specs = [Spec(f"c{i}", "t", None, None, "pass") for i in range(3)]
+    ds = Dataset(write_dataset(tmp_path / "ds", specs))
+    result = run_eval(_judge(tmp_path), ds, ds.case_ids(), tmp_path / "run",
+                      progress=False, write_reports=False)
+    assert result.metrics is None
+    assert result.summary.decisions["pass"] == 3
+
+
+def test_registry_rejects_bad_factory_paths() -> None:
+    with pytest.raises(UnknownJudgeError, match="not found"):
+        build_judge("tests.runs.no_such_module:make_judge", JudgeOptions())
+    with pytest.raises(UnknownJudgeError, match="has no"):
+        build_judge("tests.runs.scripted_judge:nothing", JudgeOptions())
