@@ -22,6 +22,7 @@ class Usage(BaseModel):
     output_tokens: int = 0
     cost_usd: float = 0.0
     calls: int = 0
+    retries: int = 0  # attempts beyond the first, summed over calls (429/5xx/timeouts)
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(
@@ -32,6 +33,7 @@ class Usage(BaseModel):
             output_tokens=self.output_tokens + other.output_tokens,
             cost_usd=self.cost_usd + other.cost_usd,
             calls=self.calls + other.calls,
+            retries=self.retries + other.retries,
         )
 
 
@@ -42,6 +44,7 @@ class ModelRequest(BaseModel):
     system: list[dict[str, Any]]  # text blocks; the constant prefix carries cache_control
     messages: list[dict[str, Any]]
     tools: list[dict[str, Any]] = Field(default_factory=list)
+    tool_choice: dict[str, Any] | None = None  # e.g. {"type": "any"}; None = the API default
     max_tokens: int = 4096
     temperature: float = 0.0
 

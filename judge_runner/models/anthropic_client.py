@@ -1,0 +1,225 @@
+"""The real ModelClient: the anthropic SDK against any server speaking the Messages API.
+
+The SDK's own retries are switched off (`max_retries=0`) so that every retry is ours: counted,
+logged, bounded by a RetryPolicy (see `retry.py`) and reported in `Usage.retries`. A call that
+fails for good raises ModelError with the status, the server's message and the attempt count —
+never the API key, which is also scrubbed from any text a server might echo back.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+from urllib.parse import urlparse
+
+import anthropic
+from pydantic import BaseModel, ConfigDict, ValidationError
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+
+from judge_runner.log import get_logger
+from judge_runner.models.base import ModelError, ModelRequest, ModelResponse, Usage
+from judge_runner.models.pricing import PriceTable, price_table
+from judge_runner.models.retry import RetryPolicy, is_retryable, retry_after_s
+
+API_KEY_ENV = "ANTHROPIC_API_KEY"
+BASE_URL_ENV = "ANTHROPIC_BASE_URL"
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+# Sent to local servers when no key is set: they need some x-api-key header, not a real key.
+LOCAL_DUMMY_KEY = "local-server-no-key"
+_LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
+
+log = get_logger(__name__)
+
+
+class ModelCallError(ModelError):
+    """A call that failed for good; `status` is the last HTTP status (None for network errors)."""
+
+    def __init__(self, message: str, *, attempts: int, status: int | None) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+        self.status = status
+
+
+class _WireUsage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    input_tokens: int
+    output_tokens: int
+    cache_creation_input_tokens: int | None = None
+    cache_read_input_tokens: int | None = None
+
+
+class _WireMessage(BaseModel):
+    """The parts of a Messages API response we rely on; anything else is ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    model: str | None = None
+    content: list[dict[str, Any]]
+    stop_reason: str | None
+    usage: _WireUsage
+
+
+def is_local(base_url: str) -> bool:
+    return (urlparse(base_url).hostname or "") in _LOCAL_HOSTS
+
+
+def resolve_api_key(base_url: str) -> str:
+    """The key from ANTHROPIC_API_KEY; a dummy for local servers; else ModelError."""
+    key = os.environ.get(API_KEY_ENV, "").strip()
+    if key:
+        return key
+    if is_local(base_url):
+        return LOCAL_DUMMY_KEY
+    raise ModelError(f"{API_KEY_ENV} is not set; it is needed to call {base_url} "
+                     "(local servers such as http://127.0.0.1:PORT need no key)")
+
+
+class AnthropicClient:
+    """ModelClient over `anthropic.Anthropic`. Thread-safe: one instance can serve many cases.
+
+    base_url: server root; default $ANTHROPIC_BASE_URL, else https://api.anthropic.com.
+    api_key: default $ANTHROPIC_API_KEY (a dummy for a local base_url when unset).
+    timeout_s: per-attempt timeout; a timeout is retried like a 5xx (default 300).
+    retry: RetryPolicy bounding attempts and waits (default RetryPolicy()).
+    prices: PriceTable for `Usage.cost_usd` (default: bundled table + $JUDGE_RUNNER_PRICES).
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout_s: float = 300.0,
+        retry: RetryPolicy | None = None,
+        prices: PriceTable | None = None,
+    ) -> None:
+        self.base_url = base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL
+        self._api_key = api_key or resolve_api_key(self.base_url)
+        self.timeout_s = timeout_s
+        self.retry = retry or RetryPolicy()
+        self.prices = prices if prices is not None else price_table()
+        self._sdk = anthropic.Anthropic(api_key=self._api_key, base_url=self.base_url,
+                                        max_retries=0, timeout=timeout_s)
+
+    def __repr__(self) -> str:  # never show the key
+        return f"AnthropicClient(base_url={self.base_url!r}, timeout_s={self.timeout_s})"
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        """One Messages call with retries.
+
+        Raises ModelCallError when a non-retryable error occurs, when retries are exhausted, or
+        when the server's 200 answer is not a Messages response (not retried: a server that
+        answers garbage once is assumed to keep doing so).
+        """
+        retrying = Retrying(
+            stop=stop_after_attempt(self.retry.max_attempts),
+            wait=self._wait,
+            retry=retry_if_exception(is_retryable),
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
+        attempts = 0
+        try:
+            for attempt in retrying:
+                with attempt:
+                    attempts = attempt.retry_state.attempt_number
+                    body = self._send(request)
+        except anthropic.APIError as err:
+            raise self._failure(err, attempts) from None
+        return self._to_response(request, self._parse_json(body, attempts), attempts)
+
+    # --- internals -------------------------------------------------------------------------
+    def _send(self, request: ModelRequest) -> str:
+        """One attempt; returns the 200 body. SDK errors propagate to the retry loop."""
+        kwargs: dict[str, Any] = {
+            "model": request.model,
+            "max_tokens": request.max_tokens,
+            "messages": request.messages,
+            # SDK 1.x dropped sampling kwargs from its signature; the API still takes them.
+            "extra_body": {"temperature": request.temperature},
+        }
+        if request.system:
+            kwargs["system"] = request.system
+        if request.tools:
+            kwargs["tools"] = request.tools
+        if request.tool_choice is not None:
+            kwargs["tool_choice"] = request.tool_choice
+        return self._sdk.messages.with_raw_response.create(**kwargs).text()
+
+    def _parse_json(self, body: str, attempts: int) -> object:
+        try:
+            return json.loads(body)
+        except ValueError:
+            preview = self._redact(body[:200])
+            raise ModelCallError(f"server answered 200 with a body that is not JSON: {preview!r}",
+                                 attempts=attempts, status=200) from None
+
+    def _wait(self, state: RetryCallState) -> float:
+        err = state.outcome.exception() if state.outcome is not None else None
+        asked = retry_after_s(err) if err is not None else None
+        if asked is not None:
+            return min(asked, self.retry.max_retry_after_s)
+        return self.retry.backoff(state.attempt_number)
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        err = state.outcome.exception() if state.outcome is not None else None
+        log.warning(
+            "model call failed; retrying",
+            attempt=state.attempt_number,
+            max_attempts=self.retry.max_attempts,
+            wait_s=round(state.upcoming_sleep, 3),
+            reason=self._describe(err) if err is not None else "unknown",
+        )
+
+    def _describe(self, err: BaseException) -> str:
+        if isinstance(err, anthropic.APITimeoutError):
+            return f"timed out after {self.timeout_s:g}s"
+        if isinstance(err, anthropic.APIConnectionError):
+            cause = err.__cause__
+            return f"connection error: {cause or err.message}"
+        if isinstance(err, anthropic.APIStatusError):
+            kind = err.type or "error"
+            detail = err.api_message or str(err.body)[:200]
+            return self._redact(f"HTTP {err.status_code} {kind}: {detail}")
+        return self._redact(f"{type(err).__name__}: {err}")
+
+    def _failure(self, err: anthropic.APIError, attempts: int) -> ModelCallError:
+        status = err.status_code if isinstance(err, anthropic.APIStatusError) else None
+        gave_up = " (retries exhausted)" if is_retryable(err) else ""
+        message = (f"model call to {self.base_url} failed after {attempts} attempt(s)"
+                   f"{gave_up}: {self._describe(err)}")
+        log.error("model call failed", attempts=attempts, status=status, reason=message)
+        return ModelCallError(message, attempts=attempts, status=status)
+
+    def _to_response(self, request: ModelRequest, data: object, attempts: int) -> ModelResponse:
+        try:
+            wire = _WireMessage.model_validate(data)
+        except ValidationError as err:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
+                                 for e in err.errors()[:5])
+            raise ModelCallError(f"server answered 200 but not with a Messages response "
+                                 f"({problems})", attempts=attempts, status=200) from None
+        bad = [i for i, block in enumerate(wire.content) if not isinstance(block.get("type"), str)]
+        if bad:
+            raise ModelCallError(f"server answered content blocks without a type at {bad}",
+                                 attempts=attempts, status=200)
+        usage = wire.usage
+        created = usage.cache_creation_input_tokens or 0
+        read = usage.cache_read_input_tokens or 0
+        cost = self.prices.cost(wire.model or request.model, input_tokens=usage.input_tokens,
+                                cache_creation_input_tokens=created,
+                                cache_read_input_tokens=read, output_tokens=usage.output_tokens)
+        return ModelResponse(
+            id=wire.id,
+            content=wire.content,
+            stop_reason=wire.stop_reason,
+            usage=Usage(input_tokens=usage.input_tokens, cache_creation_input_tokens=created,
+                        cache_read_input_tokens=read, output_tokens=usage.output_tokens,
+                        cost_usd=cost, calls=1, retries=attempts - 1),
+        )
+
+    def _redact(self, text: str) -> str:
+        return text.replace(self._api_key, "[redacted]") if self._api_key else text

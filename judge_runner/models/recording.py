@@ -1,0 +1,183 @@
+"""Recording and replay of model calls.
+
+`RecordingClient` wraps any ModelClient and appends one `TranscriptEntry` per call (request,
+response or error) to a case's `transcript.jsonl`. `ReplayClient` answers from the transcripts
+of a recorded run directory with no server at all: each request is looked up by `request_key`,
+a hash of its full content, so the same prompt gets the same recorded answer (and a recorded
+failure is raised again). A request that was never recorded raises ReplayMissError — never a
+made-up answer.
+
+Keys never reach a transcript: requests and responses carry none, and as a second line of
+defence the value of $ANTHROPIC_API_KEY is scrubbed from every line before it is written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from judge_runner.log import get_logger
+from judge_runner.models.base import ModelClient, ModelError, ModelRequest, ModelResponse, Usage
+
+TRANSCRIPT = "transcript.jsonl"
+_KEY_ENV = "ANTHROPIC_API_KEY"
+
+log = get_logger(__name__)
+
+
+class TranscriptEntry(BaseModel):
+    """One model call as recorded; exactly one of response / error is set."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: Literal["model_call"] = "model_call"
+    seq: int  # 0-based call number within this transcript
+    key: str  # request_key(request)
+    request: ModelRequest
+    response: ModelResponse | None = None
+    error: str | None = None
+    duration_s: float = 0.0
+
+
+class ReplayError(ModelError):
+    """A recorded run cannot be replayed (no transcripts found)."""
+
+
+class ReplayMissError(ModelError):
+    """A request has no recorded answer in the replayed run."""
+
+
+def request_key(request: ModelRequest) -> str:
+    """sha256 of the request's canonical JSON: equal requests, equal keys, on any machine."""
+    canonical = json.dumps(request.model_dump(mode="json"), sort_keys=True,
+                           separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _scrub(line: str) -> str:
+    key = os.environ.get(_KEY_ENV, "").strip()
+    return line.replace(key, "[redacted]") if len(key) >= 8 else line
+
+
+class RecordingClient:
+    """Records every call of `inner` to `path` (appending); thread-safe.
+
+    `usage` is the sum over the calls made through this wrapper, i.e. per case when each case
+    gets its own RecordingClient. Errors are recorded and re-raised unchanged.
+    """
+
+    def __init__(self, inner: ModelClient, path: Path) -> None:
+        self.inner = inner
+        self.path = path
+        self._lock = threading.Lock()
+        self._seq = 0
+        self._usage = Usage()
+
+    @property
+    def usage(self) -> Usage:
+        with self._lock:
+            return self._usage
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        started = time.monotonic()
+        key = request_key(request)
+        try:
+            response = self.inner.complete(request)
+        except ModelError as err:
+            self._append(key, request, None, str(err), time.monotonic() - started)
+            raise
+        self._append(key, request, response, None, time.monotonic() - started)
+        return response
+
+    def _append(self, key: str, request: ModelRequest, response: ModelResponse | None,
+                error: str | None, duration_s: float) -> None:
+        with self._lock:
+            entry = TranscriptEntry(seq=self._seq, key=key, request=request, response=response,
+                                    error=error, duration_s=round(duration_s, 3))
+            self._seq += 1
+            if response is not None:
+                self._usage = self._usage + response.usage
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(_scrub(entry.model_dump_json()) + "\n")
+
+
+def read_transcript(path: Path) -> tuple[list[TranscriptEntry], list[str]]:
+    """Model-call entries of one transcript, plus a problem per unreadable line (path:line).
+
+    Lines of other kinds (a judge may log more than model calls) are skipped silently.
+    """
+    entries: list[TranscriptEntry] = []
+    problems: list[str] = []
+    with path.open(encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                data = json.loads(line)
+                if isinstance(data, dict) and data.get("kind", "model_call") != "model_call":
+                    continue
+                entries.append(TranscriptEntry.model_validate(data))
+            except (ValueError, ValidationError) as err:
+                problems.append(f"{path}:{number}: {str(err).splitlines()[0]}")
+    return entries, problems
+
+
+class ReplayClient:
+    """Answers requests from the transcripts under `run_dir` (searched recursively).
+
+    When a request was recorded several times, its recordings are served in order and the last
+    one repeats. Raises ReplayError at construction when `run_dir` holds no transcript, and
+    ReplayMissError for a request that was never recorded.
+    """
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        if not run_dir.is_dir():
+            raise ReplayError(f"replay: {run_dir} is not a directory")
+        files = sorted(run_dir.rglob(TRANSCRIPT))
+        if not files:
+            raise ReplayError(f"replay: no {TRANSCRIPT} under {run_dir}; "
+                              "was it recorded by a model judge?")
+        self._lock = threading.Lock()
+        self._answers: dict[str, list[TranscriptEntry]] = defaultdict(list)
+        self._served: dict[str, int] = defaultdict(int)
+        self.problems: list[str] = []
+        self.recorded_calls = 0
+        for path in files:
+            entries, problems = read_transcript(path)
+            self.problems += problems
+            self.recorded_calls += len(entries)
+            for entry in entries:
+                self._answers[entry.key].append(entry)
+        for problem in self.problems:
+            log.warning("replay: unreadable transcript line skipped", problem=problem)
+        self.transcripts = len(files)
+
+    def complete(self, request: ModelRequest) -> ModelResponse:
+        key = request_key(request)
+        with self._lock:
+            recorded = self._answers.get(key)
+            if not recorded:
+                raise ReplayMissError(self._miss_message(request, key))
+            index = min(self._served[key], len(recorded) - 1)
+            self._served[key] += 1
+        entry = recorded[index]
+        if entry.response is None:
+            raise ModelError(entry.error or "recorded call failed without a message")
+        return entry.response
+
+    def _miss_message(self, request: ModelRequest, key: str) -> str:
+        skipped = f"; {len(self.problems)} unreadable line(s) skipped" if self.problems else ""
+        return (f"replay: no recorded answer for request {key[:12]} (model {request.model}, "
+                f"{len(request.messages)} message(s)) among {self.recorded_calls} recorded call(s) "
+                f"in {self.transcripts} transcript(s) under {self.run_dir}{skipped}; the prompt, "
+                "JudgeSkill, model, case or an earlier answer differs from the recorded run")
