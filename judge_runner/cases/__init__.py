@@ -18,6 +18,7 @@ from judge_runner.cases.models import (
     Trajectory,
     estimate_tokens,
 )
+from judge_runner.cases.validate import Issue, ValidationLimits, validate_dataset
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -28,6 +29,7 @@ __all__ = [
     "CaseStats",
     "Dataset",
     "Domain",
+    "Issue",
     "Label",
     "LabelRecord",
     "Source",
@@ -36,5 +38,7 @@ __all__ = [
     "Termination",
     "TerminationStatus",
     "Trajectory",
+    "ValidationLimits",
     "estimate_tokens",
+    "validate_dataset",
 ]

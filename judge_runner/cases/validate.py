@@ -1,0 +1,261 @@
+"""Validation of a dataset on disk: schema, limits, cross-field consistency, label isolation.
+
+Every problem is an `Issue` naming the case (or dataset-level file) and the field. Validation
+never stops at the first problem and never raises for bad data; it raises only when the dataset
+folder itself does not exist.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from judge_runner.cases.dataset import CASES_DIR, EVIDENCE_DIR, LABELS_FILE, Dataset
+from judge_runner.cases.models import (
+    SCHEMA_VERSION,
+    ArtifactProvenance,
+    CaseMeta,
+    LabelRecord,
+    StepKind,
+    Trajectory,
+    estimate_tokens,
+)
+
+# Files that carry a label or verifier evidence and so must never sit under cases/.
+LEAK_NAMES = frozenset({LABELS_FILE, "reward.txt", "reward.json", "ctrf.json", "test-stdout.txt",
+                        "import_report.json"})
+OMITTED_MARKER = "characters omitted ...]"
+
+
+@dataclass(frozen=True)
+class ValidationLimits:
+    """Per-case limits.
+
+    max_steps: steps in trajectory.json (1500).
+    max_trajectory_tokens: estimated tokens of trajectory.json, ≈4 chars/token (150000).
+    max_field_chars: characters in any single step field (20000; the importer cuts far below).
+    """
+
+    max_steps: int = 1500
+    max_trajectory_tokens: int = 150_000
+    max_field_chars: int = 20_000
+
+
+@dataclass(frozen=True)
+class Issue:
+    case_id: str  # or a dataset-level file name such as labels.jsonl
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.case_id}: {self.field}: {self.message}"
+
+
+def validate_dataset(root: Path, limits: ValidationLimits | None = None) -> list[Issue]:
+    """All problems found in the dataset at `root`, sorted. FileNotFoundError if it is missing."""
+    if not root.is_dir():
+        raise FileNotFoundError(f"dataset folder not found: {root}")
+    lim = limits or ValidationLimits()
+    dataset = Dataset(root)
+    issues: list[Issue] = []
+    cases_dir = root / CASES_DIR
+    if not cases_dir.is_dir():
+        return [Issue(CASES_DIR, "cases/", "folder missing")]
+    ids = []
+    for case_dir in sorted(p for p in cases_dir.iterdir()):
+        if not case_dir.is_dir() or case_dir.is_symlink():
+            issues.append(Issue(case_dir.name, "cases/", "not a case folder"))
+            continue
+        ids.append(case_dir.name)
+        issues.extend(_validate_case(case_dir, lim, root / EVIDENCE_DIR / case_dir.name))
+    issues.extend(_validate_labels(dataset, ids))
+    return sorted(issues, key=lambda i: (i.case_id, i.field, i.message))
+
+
+def _validate_case(case_dir: Path, lim: ValidationLimits, evidence: Path) -> list[Issue]:
+    cid = case_dir.name
+    issues: list[Issue] = []
+    meta = _load(case_dir / "case.json", CaseMeta, cid, issues)
+    traj = _load(case_dir / "trajectory.json", Trajectory, cid, issues)
+    instruction = case_dir / "instruction.md"
+    if not instruction.is_file() or not instruction.read_text(encoding="utf-8").strip():
+        issues.append(Issue(cid, "instruction.md", "missing or empty"))
+    issues.extend(_leaks(case_dir, evidence))
+    if meta is not None:
+        issues.extend(_check_meta(case_dir, meta))
+    if traj is not None:
+        issues.extend(_check_trajectory(cid, traj, lim, case_dir))
+    if meta is not None and traj is not None:
+        issues.extend(_check_stats(cid, meta, traj, case_dir))
+    return issues
+
+
+def _load[M: (CaseMeta, Trajectory)](path: Path, model: type[M], cid: str,
+                                      issues: list[Issue]) -> M | None:
+    if not path.is_file():
+        issues.append(Issue(cid, path.name, "missing"))
+        return None
+    try:
+        return model.model_validate_json(path.read_bytes())
+    except ValidationError as exc:
+        for err in exc.errors():
+            loc = ".".join(str(p) for p in err["loc"]) or "(root)"
+            issues.append(Issue(cid, f"{path.name}:{loc}", err["msg"]))
+        return None
+
+
+def _check_meta(case_dir: Path, meta: CaseMeta) -> list[Issue]:
+    cid = case_dir.name
+    issues = []
+    if meta.id != cid:
+        issues.append(Issue(cid, "case.json:id", f"{meta.id!r} differs from the folder name"))
+    if meta.schema_version != SCHEMA_VERSION:
+        issues.append(Issue(cid, "case.json:schema_version",
+                            f"{meta.schema_version!r}, expected {SCHEMA_VERSION!r}"))
+    if meta.with_skills != bool(meta.skills):
+        issues.append(Issue(cid, "case.json:with_skills", "disagrees with the skills list"))
+    on_disk = sorted(p.name for p in (case_dir / "skills").iterdir()) \
+        if (case_dir / "skills").is_dir() else []
+    if sorted(meta.skills) != on_disk:
+        issues.append(Issue(cid, "case.json:skills",
+                            f"lists {sorted(meta.skills)} but skills/ holds {on_disk}"))
+    listed: set[str] = set()
+    for i, art in enumerate(meta.artifacts):
+        field = f"case.json:artifacts.{i}"
+        if art.provenance is ArtifactProvenance.UNKNOWN:
+            if art.stored_as is not None:
+                issues.append(Issue(cid, field, "unknown artifact must not have stored_as"))
+            continue
+        if art.stored_as is None:
+            issues.append(Issue(cid, field, f"{art.provenance.value} artifact without stored_as"))
+            continue
+        listed.add(art.stored_as)
+        path = case_dir / "artifacts" / art.stored_as
+        if ".." in Path(art.stored_as).parts or not path.is_file():
+            issues.append(Issue(cid, field, f"stored_as {art.stored_as!r} does not exist"))
+            continue
+        data = path.read_bytes()
+        if art.size is not None and art.size != len(data):
+            issues.append(Issue(cid, field, f"size {art.size} but file has {len(data)} bytes"))
+        if art.sha256 is not None and art.sha256 != hashlib.sha256(data).hexdigest():
+            issues.append(Issue(cid, field, "sha256 does not match the stored file"))
+    art_root = case_dir / "artifacts"
+    if art_root.is_dir():
+        for path in sorted(p for p in art_root.rglob("*") if p.is_file()):
+            rel = path.relative_to(art_root).as_posix()
+            if rel not in listed:
+                issues.append(Issue(cid, "artifacts/", f"{rel} is not listed in case.json"))
+    return issues
+
+
+def _check_trajectory(cid: str, traj: Trajectory, lim: ValidationLimits,
+                      case_dir: Path) -> list[Issue]:
+    issues = []
+    if traj.case_id != cid:
+        issues.append(Issue(cid, "trajectory.json:case_id", f"{traj.case_id!r} differs"))
+    if len(traj.steps) > lim.max_steps:
+        issues.append(Issue(cid, "trajectory.json:steps",
+                            f"{len(traj.steps)} steps, over the limit of {lim.max_steps}"))
+    tokens = estimate_tokens((case_dir / "trajectory.json").read_text(encoding="utf-8"))
+    if tokens > lim.max_trajectory_tokens:
+        issues.append(Issue(cid, "trajectory.json", f"≈{tokens} tokens, over the limit of "
+                                                     f"{lim.max_trajectory_tokens}"))
+    seen_ids: set[str] = set()
+    for pos, step in enumerate(traj.steps):
+        field = f"trajectory.json:steps.{pos}"
+        if step.index != pos:
+            issues.append(Issue(cid, f"{field}.index",
+                                f"{step.index}, expected {pos} (contiguous)"))
+        if step.kind in (StepKind.TOOL_CALL, StepKind.SKILL_USE) and not step.tool:
+            issues.append(Issue(cid, f"{field}.tool", f"{step.kind.value} step without a tool"))
+        if step.kind is StepKind.SKILL_USE and not step.skill:
+            issues.append(Issue(cid, f"{field}.skill", "skill_use step without a skill name"))
+        if step.kind is not StepKind.TOOL_CALL and (step.exit_code is not None or
+                                                    step.files_touched):
+            issues.append(Issue(cid, field, "exit_code/files_touched on a non-tool step"))
+        if step.tool_use_id:
+            if step.tool_use_id in seen_ids:
+                issues.append(Issue(cid, f"{field}.tool_use_id",
+                                    f"{step.tool_use_id!r} used by two calls"))
+            seen_ids.add(step.tool_use_id)
+        if step.output is not None and step.kind is StepKind.TOOL_CALL and not step.tool_use_id \
+                and traj.source_format != "atif":
+            issues.append(Issue(cid, f"{field}.output", "a tool result with no call id"))
+        if step.is_error and not step.output:
+            issues.append(Issue(cid, f"{field}.is_error", "error step without output"))
+        texts = [t for t in (step.text, step.output) if t is not None]
+        if step.arguments is not None:
+            texts.append(json.dumps(step.arguments, ensure_ascii=False))
+        if any(len(t) > lim.max_field_chars for t in texts):
+            issues.append(Issue(cid, field, f"a field exceeds {lim.max_field_chars} characters"))
+        if step.omitted_chars and not any(OMITTED_MARKER in t for t in texts):
+            issues.append(Issue(cid, f"{field}.omitted_chars", "cut without an omission marker"))
+    return issues
+
+
+def _check_stats(cid: str, meta: CaseMeta, traj: Trajectory, case_dir: Path) -> list[Issue]:
+    s = meta.stats
+    actual = {
+        "n_steps": len(traj.steps),
+        "n_tool_calls": sum(1 for x in traj.steps if x.kind is StepKind.TOOL_CALL),
+        "n_error_steps": sum(1 for x in traj.steps if x.is_error),
+        "n_skill_uses": sum(1 for x in traj.steps if x.kind is StepKind.SKILL_USE),
+        "normalized_chars": len((case_dir / "trajectory.json").read_text(encoding="utf-8")),
+    }
+    issues = [Issue(cid, f"case.json:stats.{k}", f"{getattr(s, k)} but trajectory has {v}")
+              for k, v in actual.items() if getattr(s, k) != v]
+    for i, art in enumerate(meta.artifacts):
+        bad = [n for n in art.steps if n >= len(traj.steps)]
+        if bad:
+            issues.append(Issue(cid, f"case.json:artifacts.{i}.steps", f"no such steps {bad}"))
+    return issues
+
+
+def _leaks(case_dir: Path, evidence: Path) -> list[Issue]:
+    """Label or verifier evidence inside the judge-visible case folder."""
+    cid = case_dir.name
+    issues = []
+    evidence_hashes = set()
+    if evidence.is_dir():
+        evidence_hashes = {hashlib.sha256(p.read_bytes()).hexdigest()
+                           for p in evidence.rglob("*") if p.is_file() and p.stat().st_size > 0}
+    for path in sorted(case_dir.rglob("*")):
+        rel = path.relative_to(case_dir).as_posix()
+        if path.is_symlink():
+            issues.append(Issue(cid, rel, "symlink inside a case folder"))
+            continue
+        if path.name in LEAK_NAMES or path.name == EVIDENCE_DIR:
+            issues.append(Issue(cid, rel, "label/verifier file inside cases/ (leak)"))
+        elif path.is_file() and evidence_hashes and \
+                hashlib.sha256(path.read_bytes()).hexdigest() in evidence_hashes:
+            issues.append(Issue(cid, rel, "identical to a verifier evidence file (leak)"))
+    return issues
+
+
+def _validate_labels(dataset: Dataset, ids: list[str]) -> list[Issue]:
+    path = dataset.root / LABELS_FILE
+    if not path.is_file():
+        return []
+    issues = []
+    seen: set[str] = set()
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = LabelRecord.model_validate_json(line)
+        except ValidationError as exc:
+            issues.append(Issue(LABELS_FILE, f"line {lineno}", exc.errors()[0]["msg"]))
+            continue
+        if record.case_id in seen:
+            issues.append(Issue(LABELS_FILE, f"line {lineno}", f"duplicate {record.case_id}"))
+        seen.add(record.case_id)
+        if record.case_id not in ids:
+            issues.append(Issue(LABELS_FILE, f"line {lineno}", f"no case {record.case_id}"))
+    for cid in ids:
+        if cid not in seen:
+            issues.append(Issue(cid, LABELS_FILE, "no label line for this case"))
+    return issues

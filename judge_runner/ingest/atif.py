@@ -1,0 +1,134 @@
+"""Parser for Harbor's Agent Trajectory Interchange Format (`agent/trajectory.json`, ``ATIF-v1.x``).
+
+The file is one JSON object: ``schema_version``, ``agent`` (name, version, model_name) and
+``steps``. Each step has a ``source`` (system | user | agent), a ``message``, and for agent steps
+optional ``reasoning_content``, ``tool_calls`` (``tool_call_id``, ``function_name``, ``arguments``)
+and an ``observation`` whose ``results`` point back at calls through ``source_call_id``.
+
+Mapping: agent messages and reasoning become text steps, tool calls become tool steps (a call to a
+tool named ``Skill`` becomes a skill step), observation results fill in their call's output, user
+and system messages after the first user prompt become notices (the prompt itself is the task
+instruction, which the case carries separately). ATIF has no final ``result`` event: the run counts
+as completed when its last step is an agent step, the last agent message is the final message.
+ATIF does not say which skills were available; ``agent.extra.skills`` is read when present,
+otherwise the skills list is unknown (None) and the importer falls back to the skills used.
+Raises `TranscriptError` for anything that is not an ATIF document.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from judge_runner.cases.models import TerminationStatus
+from judge_runner.ingest.raw import RawKind, RawRun, RawStep, TranscriptError
+
+FORMAT = "atif"
+
+
+def parse(text: str) -> RawRun:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TranscriptError(f"trajectory.json is not valid JSON (line {exc.lineno}: {exc.msg})") \
+            from exc
+    if not isinstance(doc, dict) or not str(doc.get("schema_version", "")).startswith("ATIF"):
+        raise TranscriptError("trajectory.json has no ATIF schema_version")
+    steps = doc.get("steps")
+    if not isinstance(steps, list):
+        raise TranscriptError("trajectory.json: 'steps' is missing or not a list")
+    raw_agent = doc.get("agent")
+    agent: dict[str, Any] = raw_agent if isinstance(raw_agent, dict) else {}
+    run = RawRun(source_format=FORMAT, steps=[], skills=_declared_skills(agent),
+                 raw_chars=len(text))
+    name, version = agent.get("name"), agent.get("version")
+    run.agent = " ".join(str(p) for p in (name, version) if p) or None
+    run.model = agent.get("model_name") if isinstance(agent.get("model_name"), str) else None
+    _convert(steps, run)
+    return run
+
+
+def _declared_skills(agent: dict[str, Any]) -> list[str] | None:
+    extra = agent.get("extra")
+    skills = extra.get("skills") if isinstance(extra, dict) else None
+    return list(dict.fromkeys(str(s) for s in skills)) if isinstance(skills, list) else None
+
+
+def _convert(steps: list[Any], run: RawRun) -> None:
+    pending: dict[str, RawStep] = {}
+    seen_prompt = False
+    last_source = None
+    for position, step in enumerate(steps):
+        if not isinstance(step, dict):
+            run.warnings.append(f"steps[{position}]: not an object, skipped")
+            continue
+        source = step.get("source")
+        last_source = source
+        message = _text(step.get("message"))
+        if source == "agent":
+            if step.get("reasoning_content"):
+                thinking = f"[thinking] {step['reasoning_content']}"
+                run.steps.append(RawStep(RawKind.TEXT, text=thinking))
+            if message:
+                run.steps.append(RawStep(RawKind.TEXT, text=message))
+                run.final_message = message
+            for call in step.get("tool_calls") or []:
+                _add_call(call, run, pending, position)
+        elif source == "user" and not seen_prompt:
+            seen_prompt = True  # the task prompt: carried by instruction.md
+        elif message:
+            run.steps.append(RawStep(RawKind.NOTICE, text=f"{source} message: {message}"))
+        observation = step.get("observation")
+        if isinstance(observation, dict):
+            for result in observation.get("results") or []:
+                _add_result(result, run, pending)
+    run.status = TerminationStatus.COMPLETED if last_source == "agent" else \
+        TerminationStatus.NO_RESULT
+
+
+def _add_call(call: Any, run: RawRun, pending: dict[str, RawStep], position: int) -> None:
+    if not isinstance(call, dict):
+        run.warnings.append(f"steps[{position}].tool_calls: entry is not an object, skipped")
+        return
+    name = str(call.get("function_name") or "unknown")
+    args = call.get("arguments")
+    arguments = args if isinstance(args, dict) else {"input": args}
+    step = RawStep(RawKind.TOOL, tool=name, tool_use_id=str(call.get("tool_call_id") or "") or None,
+                   arguments=arguments)
+    if name == "Skill":
+        step.kind = RawKind.SKILL
+        skill = arguments.get("skill") or arguments.get("name")
+        step.skill = str(skill) if skill else None
+    run.steps.append(step)
+    if step.tool_use_id:
+        pending[step.tool_use_id] = step
+
+
+def _add_result(result: Any, run: RawRun, pending: dict[str, RawStep]) -> None:
+    if not isinstance(result, dict):
+        return
+    output = _text(result.get("content"))
+    call_id = result.get("source_call_id")
+    step = pending.pop(call_id, None) if isinstance(call_id, str) else None
+    if step is None:
+        run.steps.append(RawStep(RawKind.NOTICE, text="observation without a matching call",
+                                 output=output))
+        return
+    step.output = output
+    step.has_result = True
+    # ATIF has no error flag; Harbor's adapters prefix failed tool output this way.
+    lowered = output.lstrip().lower()
+    step.is_error = lowered.startswith(("error", "exit code", "traceback"))
+    if step.kind is RawKind.SKILL and output:
+        step.text = output
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):  # multimodal content parts
+        return "\n".join(str(p.get("text", f"[{p.get('type')} content]")) if isinstance(p, dict)
+                         else str(p) for p in value)
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)

@@ -1,0 +1,108 @@
+"""CLI: `judge-runner import`, `judge-runner validate`, `judge-runner show`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from judge_runner.cases.validate import ValidationLimits, validate_dataset
+from judge_runner.ingest.importer import ImportOptions, OutputDirError, import_trials
+from judge_runner.ingest.report import REPORT_FILE, TrialStatus
+from judge_runner.ingest.tasks import DEFAULT_DOMAINS_FILE
+from judge_runner.log import get_logger
+
+log = get_logger(__name__)
+_defaults = ValidationLimits()
+
+
+def import_command(
+    trials: Annotated[list[Path], typer.Argument(help="Trial folders, job folders or any tree "
+                                                      "holding them (searched recursively).")],
+    out: Annotated[Path, typer.Option("--out", help="Dataset folder to write.")],
+    tasks: Annotated[list[Path] | None, typer.Option(
+        "--tasks", help="Folder of task folders (<dir>/<task>/instruction.md); repeatable.",
+    )] = None,
+    domains: Annotated[Path, typer.Option(help="Category → domain mapping.")] =
+        DEFAULT_DOMAINS_FILE,
+    pass_threshold: Annotated[float, typer.Option(help="Reward at or above which the label is "
+                                                       "pass.")] = 1.0,
+    unlabeled: Annotated[bool, typer.Option("--unlabeled", help="Import trials without a "
+                                            "verifier reward instead of failing them.")] = False,
+) -> None:
+    """Import Harbor trials as case packages; write import_report.json. Exit 1 if any failed."""
+    options = ImportOptions(task_dirs=list(tasks or []), domains_file=domains,
+                            pass_threshold=pass_threshold, require_label=not unlabeled)
+    console = Console(stderr=True)
+    with Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        task_id = bar.add_task("import", total=None)
+        try:
+            report = import_trials(trials, out, options,
+                                   progress=lambda done, total: bar.update(task_id, completed=done,
+                                                                          total=total))
+        except (OutputDirError, ValueError, OSError) as exc:
+            console.print(f"[red]import failed:[/red] {exc}")
+            raise typer.Exit(2) from exc
+    for entry in report.trials:
+        if entry.status is not TrialStatus.IMPORTED:
+            console.print(f"[yellow]{entry.status.value}[/yellow] {entry.trial_path}: "
+                          f"{entry.reason}")
+    for category in report.unmapped_categories:
+        console.print(f"[yellow]unmapped category[/yellow] {category!r} (add it to {domains})")
+    failed = report.count(TrialStatus.FAILED)
+    console.print(f"imported {report.count(TrialStatus.IMPORTED)}, skipped "
+                  f"{report.count(TrialStatus.SKIPPED)}, failed {failed} → {out / REPORT_FILE}")
+    log.info("import done", out=str(out), trials=len(report.trials), failed=failed)
+    if failed:
+        raise typer.Exit(1)
+
+
+def validate_command(
+    dataset: Annotated[Path, typer.Argument(help="Dataset folder (holding cases/).")],
+    max_steps: Annotated[int, typer.Option(help="Steps per trajectory.")] = _defaults.max_steps,
+    max_tokens: Annotated[int, typer.Option(help="Estimated tokens per trajectory.json.")] =
+        _defaults.max_trajectory_tokens,
+    max_field_chars: Annotated[int, typer.Option(help="Characters in one step field.")] =
+        _defaults.max_field_chars,
+) -> None:
+    """Check schema, limits, consistency and label isolation. Exit 1 when anything is wrong."""
+    limits = ValidationLimits(max_steps=max_steps, max_trajectory_tokens=max_tokens,
+                              max_field_chars=max_field_chars)
+    console = Console()
+    try:
+        issues = validate_dataset(dataset, limits)
+    except FileNotFoundError as exc:
+        console.print(f"[red]{exc}[/red]")
+        raise typer.Exit(2) from exc
+    for issue in issues:
+        console.print(f"[red]invalid[/red] {issue}", markup=True, highlight=False)
+    n_cases = len([p for p in (dataset / "cases").iterdir()]) if (dataset / "cases").is_dir() else 0
+    if issues:
+        console.print(f"{len(issues)} problem(s) in {n_cases} case(s)")
+        raise typer.Exit(1)
+    console.print(f"ok: {n_cases} case(s) valid")
+
+
+def show_command(
+    case: Annotated[Path, typer.Argument(help="Case folder (<dataset>/cases/<id>).")],
+    width: Annotated[int, typer.Option(help="Characters shown per step cell.")] = 160,
+) -> None:
+    """Render a case: instruction, skills, artifacts and the step table."""
+    from judge_runner.ingest.show import render_case
+
+    console = Console()
+    try:
+        render_case(case, console, width)
+    except (FileNotFoundError, ValueError) as exc:
+        console.print(f"[red]cannot show {case}:[/red] {exc}")
+        raise typer.Exit(2) from exc
+
+
+def register(app: typer.Typer) -> None:
+    app.command("import")(import_command)
+    app.command("validate")(validate_command)
+    app.command("show")(show_command)

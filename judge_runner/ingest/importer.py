@@ -1,0 +1,367 @@
+"""Turn Harbor trial folders into a dataset of case packages.
+
+For each trial found under the given roots: read ``result.json`` (task, reward, exception), parse
+the transcript (Claude Code stream-json preferred, ATIF ``agent/trajectory.json`` otherwise),
+find the task folder, normalize, rebuild artifacts, and write::
+
+    cases/<case_id>/{case.json, instruction.md, trajectory.json, skills/, artifacts/}
+    evidence/<case_id>/verifier/...      (outside cases/: never shown to a judge)
+    labels.jsonl                         (outside cases/)
+    import_report.json
+
+A trial that cannot be imported is recorded as failed with its reason and the batch goes on.
+Each case is written to a staging folder and moved into place only when complete. Every write
+goes through `SafeTree`, so nothing lands outside ``--out``. Output is deterministic: same trials
+and options give byte-identical files (no timestamps, sorted listings).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from judge_runner.cases.dataset import CASES_DIR, EVIDENCE_DIR, LABELS_FILE
+from judge_runner.cases.models import (
+    ArtifactProvenance,
+    ArtifactRecord,
+    CaseMeta,
+    CaseStats,
+    Domain,
+    Label,
+    LabelRecord,
+    Source,
+    StepKind,
+    Trajectory,
+    estimate_tokens,
+)
+from judge_runner.ingest import atif, claude_code
+from judge_runner.ingest.artifacts import FileState, reconstruct
+from judge_runner.ingest.normalize import NormalizeOptions, normalize
+from judge_runner.ingest.paths import SafeTree, UnsafePathError, walk_files
+from judge_runner.ingest.raw import RawKind, RawRun, TranscriptError
+from judge_runner.ingest.report import REPORT_FILE, ImportReport, TrialReport, TrialStatus
+from judge_runner.ingest.tasks import (
+    DEFAULT_DOMAINS_FILE,
+    DomainMap,
+    TaskError,
+    TaskInfo,
+    find_task,
+)
+from judge_runner.ingest.trials import FoundTrial, TrialError, TrialResult, discover, read_result
+from judge_runner.log import get_logger
+
+log = get_logger(__name__)
+
+STAGING_DIR = ".staging"
+_SAFE_ID = re.compile(r"[^a-z0-9._-]+")
+
+
+@dataclass(frozen=True)
+class ImportOptions:
+    """Importer knobs.
+
+    task_dirs: folders holding task folders (``<dir>/<task>/instruction.md``).
+    domains_file: category → domain mapping (default ``bench/domains.toml``).
+    pass_threshold: reward at or above which a trial is labeled pass (1.0: full marks only).
+    require_label: a trial without a verifier reward fails (True); False imports it unlabeled.
+    max_transcript_bytes: larger transcripts are refused (512 MiB).
+    max_artifact_bytes: larger artifact files are listed as unknown, not stored (20 MiB).
+    normalize: cut limits for the normalizer.
+    """
+
+    task_dirs: list[Path]
+    domains_file: Path = DEFAULT_DOMAINS_FILE
+    pass_threshold: float = 1.0
+    require_label: bool = True
+    max_transcript_bytes: int = 512 * 1024 * 1024
+    max_artifact_bytes: int = 20 * 1024 * 1024
+    normalize: NormalizeOptions = field(default_factory=NormalizeOptions)
+
+
+class OutputDirError(Exception):
+    """`--out` exists, is not empty and is not a dataset written by this importer."""
+
+
+class _TrialFailure(Exception):
+    """Ends one trial's import; the message becomes the report's reason."""
+
+
+def case_id_for(task: str, trial_name: str, folder_name: str) -> str:
+    """Stable, filesystem-safe id: `<task slug>__<10 hex of sha256(folder/trial name)>`."""
+    slug = _SAFE_ID.sub("-", task.lower()).strip("-.")[:80] or "task"
+    digest = hashlib.sha256(f"{folder_name}/{trial_name}".encode()).hexdigest()[:10]
+    return f"{slug}__{digest}"
+
+
+def import_trials(roots: list[Path], out: Path, options: ImportOptions,
+                  progress: Callable[[int, int], None] | None = None) -> ImportReport:
+    """Import every trial under `roots` into dataset `out` and write `import_report.json`.
+
+    Raises OutputDirError when `out` holds something other than an earlier import, ValueError or
+    OSError when the domains file is bad. Per-trial problems never raise: they are reported.
+    """
+    _prepare_out(out)
+    tree = SafeTree(out)
+    domains = DomainMap.load(options.domains_file)
+    trials = discover(roots)
+    entries: list[TrialReport] = []
+    labels: dict[str, LabelRecord] = {}
+    unmapped: set[str] = set()
+    for done, trial in enumerate(trials, start=1):
+        entry = _import_one(trial, tree, options, domains, labels, unmapped)
+        entries.append(entry)
+        log.debug("trial", path=entry.trial_path, status=entry.status.value, reason=entry.reason)
+        if progress is not None:
+            progress(done, len(trials))
+    shutil.rmtree(tree.root / STAGING_DIR, ignore_errors=True)
+    lines = "".join(_json_line(labels[k]) for k in sorted(labels))
+    if lines or options.require_label:
+        tree.write_text(LABELS_FILE, lines)
+    report = ImportReport(trials=entries, unmapped_categories=sorted(unmapped))
+    tree.write_text(REPORT_FILE, report.model_dump_json(indent=2) + "\n")
+    return report
+
+
+def _prepare_out(out: Path) -> None:
+    """Clear the outputs of an earlier import; refuse any other non-empty folder."""
+    if out.is_symlink():
+        raise OutputDirError(f"{out}: output folder must not be a symlink")
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise OutputDirError(f"{out}: exists and is not a folder")
+    if any(out.iterdir()) and not (out / REPORT_FILE).is_file():
+        raise OutputDirError(f"{out}: not empty and holds no {REPORT_FILE}; "
+                             "refusing to write there")
+    for name in (CASES_DIR, EVIDENCE_DIR, STAGING_DIR):
+        target = out / name
+        if target.is_symlink():
+            target.unlink()
+        elif target.exists():
+            shutil.rmtree(target)
+    for name in (LABELS_FILE, REPORT_FILE):
+        (out / name).unlink(missing_ok=True)
+
+
+def _import_one(trial: FoundTrial, tree: SafeTree, options: ImportOptions, domains: DomainMap,
+                labels: dict[str, LabelRecord], unmapped: set[str]) -> TrialReport:
+    entry = TrialReport(trial_path=trial.display, status=TrialStatus.FAILED)
+    try:
+        result = read_result(trial.path)
+        entry.task = result.task
+        case_id = case_id_for(result.task, result.trial_name, trial.path.name)
+        entry.case_id = case_id
+        if case_id in labels or (tree.root / CASES_DIR / case_id).exists():
+            entry.status = TrialStatus.SKIPPED
+            entry.reason = f"duplicate: another trial already produced case {case_id}"
+            return entry
+        label = _label(result, options)
+        run = _parse_transcript(trial.path, options)
+        entry.warnings.extend(run.warnings)
+        task = find_task(result.task, options.task_dirs)
+        domain = domains.domain_for(task.name, task.category)
+        if domain is None:
+            unmapped.add(task.category or f"(no category: {task.name})")
+            entry.warnings.append(f"unmapped category {task.category!r}: case has no domain")
+        _write_case(trial, result, run, task, case_id, tree, options, entry, domain)
+        if label is not None:
+            labels[case_id] = LabelRecord(case_id=case_id, label=label, reward=result.reward or 0.0)
+            entry.label = label
+        entry.status = TrialStatus.IMPORTED
+    except (TrialError, TranscriptError, TaskError, UnsafePathError, _TrialFailure) as exc:
+        entry.reason = str(exc)
+        shutil.rmtree(tree.root / STAGING_DIR, ignore_errors=True)
+    except OSError as exc:
+        entry.reason = f"I/O error: {exc}"
+        shutil.rmtree(tree.root / STAGING_DIR, ignore_errors=True)
+    return entry
+
+
+def _label(result: TrialResult, options: ImportOptions) -> Label | None:
+    if result.reward is None:
+        if options.require_label:
+            raise _TrialFailure("result.json has no numeric verifier_result.rewards.reward "
+                                "(no label); import unlabeled pools with --unlabeled")
+        return None
+    return Label.PASS if result.reward >= options.pass_threshold else Label.FAIL
+
+
+def _parse_transcript(trial: Path, options: ImportOptions) -> RawRun:
+    for rel, parser in (("agent/claude-code.txt", claude_code.parse), ("agent/trajectory.json",
+                                                                        atif.parse)):
+        path = trial / rel
+        if path.is_symlink():
+            raise _TrialFailure(f"{rel} is a symlink; refusing to follow it")
+        if not path.is_file():
+            continue
+        size = path.stat().st_size
+        if size > options.max_transcript_bytes:
+            raise _TrialFailure(f"{rel} is {size} bytes, over the {options.max_transcript_bytes} "
+                                "byte limit")
+        data = path.read_bytes()
+        if b"\0" in data:
+            raise _TrialFailure(f"{rel} is binary (NUL byte at offset {data.index(b'\\0')}), "
+                                "not a transcript")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _TrialFailure(f"{rel} is not UTF-8 text (invalid byte at offset {exc.start})") \
+                from exc
+        try:
+            return parser(text)
+        except TranscriptError as exc:
+            raise TranscriptError(f"unknown transcript format in {rel}: {exc}") from exc
+    raise _TrialFailure("no transcript: expected agent/claude-code.txt or agent/trajectory.json")
+
+
+def _write_case(trial: FoundTrial, result: TrialResult, run: RawRun, task: TaskInfo, case_id: str,
+                tree: SafeTree, options: ImportOptions, entry: TrialReport,
+                domain: Domain | None) -> None:
+    stage = f"{STAGING_DIR}/{case_id}"
+    trajectory = normalize(run, case_id, options.normalize, exception=result.exception)
+    trajectory_text = trajectory_json(trajectory)
+    skills = _skills(run)
+    copied_skills = _copy_skills(skills, task, tree, f"{stage}/case/skills", entry)
+    artifacts = _copy_artifacts(trial.path, tree, f"{stage}/case/artifacts", options, entry)
+    artifacts += _store_reconstructed(reconstruct(run), artifacts, tree, f"{stage}/case/artifacts",
+                                      options)
+    meta = CaseMeta.model_validate({
+        "id": case_id, "task": result.task, "domain": domain, "category": task.category,
+        "source": Source(trial_path=trial.display, trial_name=result.trial_name,
+                         agent=run.agent or result.agent, model=result.model or run.model,
+                         transcript_format=run.source_format),
+        "with_skills": bool(copied_skills), "skills": copied_skills,
+        "artifacts": sorted(artifacts, key=lambda a: a.path),
+        "stats": _stats(run, trajectory, trajectory_text)})
+    tree.write_text(f"{stage}/case/case.json", _json_text(meta))
+    tree.write_text(f"{stage}/case/instruction.md", task.instruction)
+    tree.write_text(f"{stage}/case/trajectory.json", trajectory_text)
+    _copy_tree(trial.path / "verifier", tree, f"{stage}/evidence/verifier", entry,
+               options.max_artifact_bytes)
+    _commit(tree, stage, case_id)
+
+
+def _skills(run: RawRun) -> list[str]:
+    """The skills the agent had: the harness's list when it has one, else the skills it used."""
+    if run.skills is not None:
+        return run.skills
+    used = [s.skill for s in run.steps if s.kind is RawKind.SKILL and s.skill]
+    return list(dict.fromkeys(used))
+
+
+def _copy_skills(skills: list[str], task: TaskInfo, tree: SafeTree, dest: str,
+                 entry: TrialReport) -> list[str]:
+    copied = []
+    for name in skills:
+        source = task.skills_root / name
+        if "/" in name or name in ("", ".", "..") or not source.is_dir() or source.is_symlink():
+            entry.warnings.append(f"skill {name!r} the agent had is not in {task.skills_root}")
+            continue
+        _copy_tree(source, tree, f"{dest}/{name}", entry, max_bytes=None)
+        copied.append(name)
+    return copied
+
+
+def _copy_tree(source: Path, tree: SafeTree, dest: str, entry: TrialReport,
+               max_bytes: int | None) -> list[tuple[str, bytes]]:
+    copied: list[tuple[str, bytes]] = []
+    if not source.is_dir() or source.is_symlink():
+        return copied
+    for rel, path in walk_files(source):
+        if path is None:
+            entry.warnings.append(f"{source.name}/{rel}: symlink not followed, not copied")
+            continue
+        if max_bytes is not None and path.stat().st_size > max_bytes:
+            entry.warnings.append(f"{source.name}/{rel}: over {max_bytes} bytes, not copied")
+            continue
+        data = path.read_bytes()
+        tree.write_bytes(f"{dest}/{rel}", data)
+        copied.append((rel, data))
+    return copied
+
+
+def _copy_artifacts(trial: Path, tree: SafeTree, dest: str, options: ImportOptions,
+                    entry: TrialReport) -> list[ArtifactRecord]:
+    copied = _copy_tree(trial / "artifacts", tree, dest, entry, options.max_artifact_bytes)
+    return [ArtifactRecord(path=rel, stored_as=rel, size=len(data),
+                           sha256=hashlib.sha256(data).hexdigest(),
+                           provenance=ArtifactProvenance.COPIED) for rel, data in copied]
+
+
+def _store_reconstructed(files: list[FileState], copied: list[ArtifactRecord], tree: SafeTree,
+                         dest: str, options: ImportOptions) -> list[ArtifactRecord]:
+    taken = {a.stored_as for a in copied}
+    records = []
+    for state in files:
+        rel = state.path.lstrip("/")
+        if not rel or rel in taken:
+            continue
+        notes = list(state.notes)
+        stored_as = None
+        data = state.content.encode("utf-8") if state.content is not None else None
+        if data is not None and len(data) > options.max_artifact_bytes:
+            notes.append(f"reconstructed content over {options.max_artifact_bytes} bytes, "
+                         "not stored")
+            data = None
+        if data is not None:
+            tree.write_bytes(f"{dest}/{rel}", data)
+            stored_as = rel
+        records.append(ArtifactRecord(
+            path=state.path, stored_as=stored_as, size=len(data) if data is not None else None,
+            sha256=hashlib.sha256(data).hexdigest() if data is not None else None,
+            provenance=ArtifactProvenance.RECONSTRUCTED if data is not None
+            else ArtifactProvenance.UNKNOWN,
+            steps=state.steps, note="; ".join(notes) or None))
+    return records
+
+
+def _stats(run: RawRun, trajectory: Trajectory, text: str) -> CaseStats:
+    steps = trajectory.steps
+    return CaseStats(
+        n_steps=len(steps),
+        n_tool_calls=sum(1 for s in steps if s.kind is StepKind.TOOL_CALL),
+        n_error_steps=sum(1 for s in steps if s.is_error),
+        n_skill_uses=sum(1 for s in steps if s.kind is StepKind.SKILL_USE),
+        raw_chars=run.raw_chars, normalized_chars=len(text),
+        raw_tokens_est=(run.raw_chars + 3) // 4, normalized_tokens_est=estimate_tokens(text))
+
+
+def _commit(tree: SafeTree, stage: str, case_id: str) -> None:
+    """Move a complete staged case and its evidence into place."""
+    moves = (("case", f"{CASES_DIR}/{case_id}"), ("evidence", f"{EVIDENCE_DIR}/{case_id}"))
+    for part, final in moves:
+        src = tree.path(f"{stage}/{part}")
+        if not src.exists():
+            continue
+        dst = tree.path(final)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        src.replace(dst)
+    shutil.rmtree(tree.path(stage), ignore_errors=True)
+
+
+def _json_text(model: BaseModel) -> str:
+    return json.dumps(model.model_dump(mode="json"), ensure_ascii=False, indent=1) + "\n"
+
+
+def trajectory_json(trajectory: Trajectory) -> str:
+    """trajectory.json text: one step per line, fields at their defaults left out (the schema
+    restores them), so the file stays small, greppable and diffable."""
+    head = trajectory.model_dump(mode="json", exclude={"steps"})
+    steps = [json.dumps(s.model_dump(mode="json", exclude_defaults=True), ensure_ascii=False)
+             for s in trajectory.steps]
+    lines = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in head.items()]
+    body = ",\n  ".join(steps)
+    return "{\n" + "\n".join(lines) + f'\n "steps": [\n  {body}\n ]\n}}\n' if steps else \
+        "{\n" + "\n".join(lines) + '\n "steps": []\n}\n'
+
+
+
+def _json_line(model: BaseModel) -> str:
+    return json.dumps(model.model_dump(mode="json"), ensure_ascii=False, sort_keys=True) + "\n"

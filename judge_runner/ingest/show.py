@@ -1,0 +1,71 @@
+"""Terminal rendering of one case package with rich."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+from rich.console import Console
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.table import Table
+
+from judge_runner.cases.dataset import CasePackage
+from judge_runner.cases.models import Step, StepKind
+
+_KIND_STYLE = {StepKind.ASSISTANT_MESSAGE: "cyan", StepKind.TOOL_CALL: "white",
+               StepKind.SKILL_USE: "magenta", StepKind.NOTICE: "dim"}
+
+
+def render_case(case_dir: Path, console: Console, width: int = 160) -> None:
+    """Print the case. Raises FileNotFoundError when case.json is missing, ValueError when a
+    case file does not match the schema."""
+    if not (case_dir / "case.json").is_file():
+        raise FileNotFoundError(f"no case.json in {case_dir}")
+    case = CasePackage(case_dir)
+    try:
+        meta, traj = case.meta, case.trajectory
+    except ValidationError as exc:
+        raise ValueError(str(exc)) from exc
+    domain = meta.domain.value if meta.domain else f"unmapped ({meta.category})"
+    console.print(Panel.fit(
+        f"[bold]{meta.id}[/bold]\ntask {meta.task} · domain {domain} · agent {meta.source.agent}"
+        f" · model {meta.source.model}\n{meta.stats.n_steps} steps, {meta.stats.n_tool_calls} tool "
+        f"calls, {meta.stats.n_error_steps} errors, {meta.stats.n_skill_uses} skill uses · "
+        f"termination {traj.termination.status.value}"
+        + (f" ({traj.termination.exception})" if traj.termination.exception else ""),
+        title="case"))
+    console.print(Panel(Markdown(case.instruction), title="instruction"))
+    skills = ", ".join(meta.skills) if meta.skills else "(none: run without skills)"
+    console.print(f"[bold]skills:[/bold] {skills}")
+    arts = Table(title="artifacts", show_lines=False)
+    for column in ("path", "provenance", "size", "steps", "note"):
+        arts.add_column(column)
+    for art in meta.artifacts:
+        arts.add_row(art.path, art.provenance.value, str(art.size or "—"),
+                     ",".join(map(str, art.steps)), art.note or "")
+    console.print(arts)
+    steps = Table(title="trajectory")
+    for column in ("#", "kind", "tool", "summary", "exit", "err"):
+        steps.add_column(column, overflow="fold")
+    for step in traj.steps:
+        style = "red" if step.is_error else _KIND_STYLE[step.kind]
+        steps.add_row(str(step.index), step.kind.value, step.tool or step.skill or "",
+                      _summary(step, width), "" if step.exit_code is None else str(step.exit_code),
+                      "✗" if step.is_error else "", style=style)
+    console.print(steps)
+    if traj.final_message:
+        console.print(Panel(traj.final_message[: width * 8], title="final message"))
+
+
+def _summary(step: Step, width: int) -> str:
+    if step.kind is StepKind.TOOL_CALL:
+        args = step.arguments or {}
+        main = args.get("command") or args.get("file_path") or args.get("pattern") or str(args)
+        text = f"{main}\n→ {step.output or '(no result)'}"
+    elif step.kind is StepKind.SKILL_USE:
+        text = f"skill {step.skill}: {(step.text or '').strip()}"
+    else:
+        text = step.text or step.output or ""
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
