@@ -71,3 +71,7 @@ _register_stages()
 
 def main() -> None:
     app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+"""`judge-runner evolve ...`: start or resume an evolution run, and report on one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judge_runner.cases import Dataset
+from judge_runner.evolve.evaluate import SkillEvaluator
+from judge_runner.evolve.loop import Evolution, EvolveError
+from judge_runner.evolve.optimizer import ModelOptimizer, Optimizer
+from judge_runner.evolve.report import REPORT_FILE, render_report
+from judge_runner.evolve.splits import SplitOverlapError, read_split, refuse_overlap
+from judge_runner.evolve.state import EvolveConfig, EvolveState
+from judge_runner.judges import Judge
+from judge_runner.judges.registry import JudgeOptions, build_judge
+from judge_runner.models.anthropic_client import AnthropicClient
+
+evolve_app = typer.Typer(help="Evolve a JudgeSkill through the fixed gate.", no_args_is_help=True)
+
+
+def _optimizer(name: str, model: str | None, base_url: str | None) -> Optimizer:
+    if name == "rules":
+        from judge_runner.judges.rules.optimizer import RulesOptimizer
+
+        return RulesOptimizer()
+    if name == "model":
+        if not model:
+            raise typer.BadParameter("--optimizer-model is required with --optimizer model")
+        return ModelOptimizer(AnthropicClient(base_url=base_url), model)
+    raise typer.BadParameter(f"unknown optimizer {name!r} (model | rules)")
+
+
+@evolve_app.command("run")
+def run_cmd(
+    dataset: Annotated[Path, typer.Argument(help="Dataset directory (cases/, labels.jsonl).")],
+    skill: Annotated[Path, typer.Option(help="Starting JudgeSkill directory.")],
+    dev: Annotated[Path, typer.Option(help="Dev split: a file of case ids.")],
+    gate: Annotated[Path, typer.Option(help="Gate split: a file of case ids.")],
+    run_dir: Annotated[Path, typer.Option(help="Evolution state and outputs (resumable).")],
+    eval_split: Annotated[
+        Path | None,
+        typer.Option("--eval", help="Eval split to keep out (default: eval.txt beside --dev)."),
+    ] = None,
+    judge: Annotated[str, typer.Option(help="Judge name or module:factory.")] = "agent",
+    judge_model: Annotated[str | None, typer.Option(help="Model of the judge.")] = None,
+    optimizer: Annotated[
+        str | None, typer.Option(help="model | rules (default: rules for --judge rules).")
+    ] = None,
+    optimizer_model: Annotated[str | None, typer.Option(help="Model of the optimizer.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="Messages API base URL.")] = None,
+    sandbox: Annotated[str, typer.Option(help="docker | local | auto | none")] = "auto",
+    rounds: Annotated[int, typer.Option(min=1)] = 3,
+    sample_size: Annotated[int, typer.Option(min=1, help="Dev cases judged per round.")] = 40,
+    seed: Annotated[int, typer.Option()] = 0,
+    budget_usd: Annotated[float | None, typer.Option(help="Stop when spend reaches this.")] = None,
+    budget_calls: Annotated[int | None, typer.Option(help="Stop after this many calls.")] = None,
+    max_candidates: Annotated[int | None, typer.Option(help="Propose at most this many.")] = None,
+    require_paired_test: Annotated[
+        bool, typer.Option(help="Promote only when McNemar on the gate has p ≤ --alpha.")
+    ] = False,
+    alpha: Annotated[float, typer.Option()] = 0.05,
+    concurrency: Annotated[int, typer.Option(min=1)] = 4,
+) -> None:
+    """Start an evolution run, or resume the one in --run-dir."""
+    ds = Dataset(dataset)
+    eval_path = eval_split or (dev.parent / "eval.txt")
+    try:
+        dev_ids, gate_ids = read_split(dev), read_split(gate)
+        refuse_overlap(dev_ids, gate_ids, read_split(eval_path) if eval_path.is_file() else [])
+    except (OSError, SplitOverlapError) as exc:
+        typer.secho(f"error: {exc}", err=True, fg="red")
+        raise typer.Exit(2) from None
+    optimizer_name = optimizer or ("rules" if judge == "rules" else "model")
+    config = EvolveConfig(
+        dataset=str(dataset),
+        skill=str(skill),
+        judge=judge,
+        judge_model=judge_model,
+        optimizer=optimizer_name,
+        optimizer_model=optimizer_model,
+        base_url=base_url,
+        sandbox=sandbox,
+        dev_ids=dev_ids,
+        gate_ids=gate_ids,
+        rounds=rounds,
+        sample_size=sample_size,
+        seed=seed,
+        budget_usd=budget_usd,
+        budget_calls=budget_calls,
+        max_candidates=max_candidates,
+        require_paired_test=require_paired_test,
+        paired_alpha=alpha,
+        concurrency=concurrency,
+    )
+
+    def make_judge(skill_dir: Path) -> Judge:
+        return build_judge(
+            judge,
+            JudgeOptions(skill=skill_dir, model=judge_model, base_url=base_url, sandbox=sandbox),
+        )
+
+    evolution = Evolution(
+        config=config,
+        run_dir=run_dir,
+        dataset=ds,
+        evaluator=SkillEvaluator(ds, make_judge, run_dir, concurrency=concurrency),
+        optimizer=_optimizer(optimizer_name, optimizer_model, base_url),
+        skills_root=skill.parent,
+    )
+    try:
+        state = evolution.run()
+    except EvolveError as exc:
+        typer.secho(f"error: {exc}", err=True, fg="red")
+        raise typer.Exit(2) from None
+    text = render_report(run_dir, state)
+    (run_dir / REPORT_FILE).write_text(text, encoding="utf-8")
+    typer.echo(text)
+
+
+@evolve_app.command("report")
+def report_cmd(
+    run_dir: Annotated[Path, typer.Argument(help="An evolution run directory.")],
+) -> None:
+    """Versions table, every candidate's gate figures, promotions with diffs, and spend."""
+    state = EvolveState.load(run_dir)
+    if state is None:
+        typer.secho(f"error: no evolution state in {run_dir}", err=True, fg="red")
+        raise typer.Exit(2)
+    text = render_report(run_dir, state)
+    (run_dir / REPORT_FILE).write_text(text, encoding="utf-8")
+    typer.echo(text)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(evolve_app, name="evolve")

@@ -1,0 +1,464 @@
+"""The evolution loop: judge dev cases, reflect on the misjudged ones, rewrite, gate, promote.
+
+Each round (all state in `EvolveState`, saved after every step):
+
+1. STARTED   draw a seeded sample of dev cases (gate cases excluded)
+2. JUDGED    judge it with the incumbent; bundle the misjudged cases per strategy
+3. BRIEFED   compress the bundles into strategy briefs and one shared brief
+4. PROPOSED  one candidate per strategy from the optimizer; invalid ones are recorded, not gated
+5. DONE      gate every valid candidate; promote the best one only if it strictly improves G
+             (and, when required, a paired McNemar test on the gate agrees)
+
+A promotion is written in two steps — target version recorded in the state, then the directory
+and lineage written — so a kill between them repeats the write, never a second promotion.
+Stopping: rounds done, dollar or call budget reached, candidate cap reached, or a STOP file in
+the run directory. The final state says why it stopped.
+"""
+
+from __future__ import annotations
+
+import difflib
+import random
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import structlog
+
+from judge_runner.cases import Dataset
+from judge_runner.evolve.briefs import make_briefs
+from judge_runner.evolve.bundles import Bundle, JudgedCase, partition
+from judge_runner.evolve.candidates import LeakageGuard, validate_candidate
+from judge_runner.evolve.evaluate import Evaluation, SkillEvaluator
+from judge_runner.evolve.optimizer import Optimizer, ProposalError, ProposalRequest, skill_files
+from judge_runner.evolve.state import (
+    CandidateRecord,
+    CandidateStatus,
+    EvolveConfig,
+    EvolveState,
+    GateFigures,
+    Phase,
+    RoundRecord,
+    Strategy,
+)
+from judge_runner.runs.compare import mcnemar
+from judge_runner.runs.metrics import compute_metrics
+from judge_runner.skills.lineage import (
+    LINEAGE_FILE,
+    Figures,
+    LineageEntry,
+    Origin,
+    load_lineage,
+    version_dirs,
+)
+from judge_runner.skills.model import hash_directory
+
+STOP_FILE = "STOP"
+ROUNDS_DIR = "rounds"
+CANDIDATES_DIR = "candidates"
+GATE = "gate"
+
+log = structlog.get_logger("judge_runner.evolve")
+
+
+class EvolveError(RuntimeError):
+    pass
+
+
+def gate_figures(judged: list[JudgedCase], domains: dict[str, str | None]) -> GateFigures:
+    m = compute_metrics((j.verdict.decision, j.label, domains.get(j.case_id)) for j in judged)
+    return GateFigures(
+        n=m.n,
+        n_error=m.n_error + m.n_abstain,
+        accuracy=m.accuracy,
+        balanced_accuracy=m.balanced_accuracy,
+        recall_fail=m.recall_fail,
+        precision_pass=m.precision_pass,
+        gate_score=m.gate_score,
+    )
+
+
+@dataclass
+class Evolution:
+    """One evolution run in `run_dir`; `run()` starts it or resumes it."""
+
+    config: EvolveConfig
+    run_dir: Path
+    dataset: Dataset
+    evaluator: SkillEvaluator
+    optimizer: Optimizer
+    skills_root: Path  # where promoted versions (vK/) and lineage.json are written
+    on_step: Callable[[EvolveState], None] | None = None  # called after every saved step
+
+    def __post_init__(self) -> None:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        metas = {c.id: c.meta for c in self.dataset.cases()}
+        self._domains = {i: (m.domain.value if m.domain else None) for i, m in metas.items()}
+        pool = set(self.config.dev_ids) | set(self.config.gate_ids)
+        self._guard = LeakageGuard.build(
+            case_ids=pool,
+            task_names={metas[i].task for i in pool if i in metas},
+            evidence_texts=_evidence_texts(self.dataset, sorted(pool)),
+        )
+
+    # -- state ---------------------------------------------------------------------------
+    def _load_or_start(self) -> EvolveState:
+        state = EvolveState.load(self.run_dir)
+        if state is not None:
+            if state.config != self.config:
+                raise EvolveError(
+                    f"{self.run_dir} holds an evolution with a different configuration; "
+                    "use a new --run-dir or the original options"
+                )
+            return state
+        skill = Path(self.config.skill)
+        return EvolveState(
+            config=self.config, incumbent_dir=str(skill), incumbent_hash=hash_directory(skill)
+        )
+
+    def _save(self, state: EvolveState) -> None:
+        state.save(self.run_dir)
+        if self.on_step is not None:
+            self.on_step(state)
+
+    def _hard_stop(self, state: EvolveState) -> str | None:
+        """A reason to stop spending at once: stop file or budget."""
+        cfg = state.config
+        if (self.run_dir / STOP_FILE).exists():
+            return "stop file found"
+        if cfg.budget_usd is not None and state.spend.total_usd >= cfg.budget_usd:
+            return f"dollar budget reached (${state.spend.total_usd:.4f} of ${cfg.budget_usd})"
+        if cfg.budget_calls is not None and state.spend.total_calls >= cfg.budget_calls:
+            return f"model-call budget reached ({state.spend.total_calls} of {cfg.budget_calls})"
+        return None
+
+    def _no_new_candidates(self, state: EvolveState) -> str | None:
+        """A reason to propose nothing more; candidates already proposed are still gated."""
+        cap = state.config.max_candidates
+        if cap is not None and len(state.candidates) >= cap:
+            return f"candidate cap reached ({cap})"
+        return self._hard_stop(state)
+
+    def _pay_judge(self, state: EvolveState, evaluation: Evaluation) -> None:
+        state.spend.judge_usd += evaluation.new_usage.cost_usd
+        state.spend.judge_calls += evaluation.new_usage.calls
+
+    # -- the loop ------------------------------------------------------------------------
+    def run(self) -> EvolveState:
+        state = self._load_or_start()
+        if state.incumbent_gate is None:
+            state.incumbent_gate = self._score_gate(
+                state, Path(state.incumbent_dir), state.incumbent_hash
+            )
+            state.initial_gate = state.incumbent_gate
+            self._save(state)
+        while True:
+            current = state.rounds[-1] if state.rounds else None
+            if (reason := self._hard_stop(state)) is not None:
+                state.stop_reason = reason
+                break
+            if current is None or current.phase is Phase.DONE:
+                if len(state.rounds) >= state.config.rounds:
+                    state.stop_reason = "all rounds done"
+                    break
+                if (reason := self._no_new_candidates(state)) is not None:
+                    state.stop_reason = reason
+                    break
+                current = self._start_round(state)
+            self._advance(state, current)
+        self._save(state)
+        log.info("evolve_stopped", reason=state.stop_reason, spend_usd=state.spend.total_usd)
+        return state
+
+    def _start_round(self, state: EvolveState) -> RoundRecord:
+        index = len(state.rounds)
+        gate = set(state.config.gate_ids)
+        pool = sorted(c for c in state.config.dev_ids if c not in gate)
+        rng = random.Random(f"{state.config.seed}:{index}")
+        sample = sorted(rng.sample(pool, min(state.config.sample_size, len(pool))))
+        record = RoundRecord(
+            index=index, phase=Phase.STARTED, incumbent_hash=state.incumbent_hash, sample=sample
+        )
+        state.rounds.append(record)
+        self._save(state)
+        log.info("round_start", round=index, sample=len(sample))
+        return record
+
+    def _advance(self, state: EvolveState, rnd: RoundRecord) -> None:
+        if rnd.phase is Phase.STARTED:
+            evaluation = self.evaluator.evaluate(
+                Path(state.incumbent_dir), state.incumbent_hash, "dev", rnd.sample
+            )
+            self._pay_judge(state, evaluation)
+            bundles = partition(evaluation.judged, self.dataset)
+            self._write_round_file(rnd, "bundles.json", _bundles_json(bundles))
+            rnd.misjudged = {s: [c.case_id for c in b.cases] for s, b in bundles.items()}
+            rnd.phase = Phase.JUDGED
+        elif rnd.phase is Phase.JUDGED:
+            evaluation = self.evaluator.evaluate(
+                Path(state.incumbent_dir), state.incumbent_hash, "dev", rnd.sample
+            )
+            bundles = partition(evaluation.judged, self.dataset)
+            briefs = make_briefs(evaluation.judged, bundles, state.config.brief_token_bound)
+            for strategy, text in briefs.strategy.items():
+                self._write_round_file(rnd, f"brief-{strategy.value}.md", text)
+            self._write_round_file(rnd, "brief-shared.md", briefs.shared)
+            rnd.brief_hashes = briefs.hashes()
+            rnd.phase = Phase.BRIEFED
+        elif rnd.phase is Phase.BRIEFED:
+            self._propose_all(state, rnd)
+            rnd.phase = Phase.PROPOSED
+        elif rnd.phase is Phase.PROPOSED:
+            self._gate_and_decide(state, rnd)
+            rnd.phase = Phase.DONE
+        self._save(state)
+
+    def _round_dir(self, rnd: RoundRecord) -> Path:
+        path = self.run_dir / ROUNDS_DIR / f"r{rnd.index}"
+        path.mkdir(parents=True, exist_ok=True)
+        return path
+
+    def _write_round_file(self, rnd: RoundRecord, name: str, text: str) -> None:
+        (self._round_dir(rnd) / name).write_text(text, encoding="utf-8")
+
+    def _propose_all(self, state: EvolveState, rnd: RoundRecord) -> None:
+        shared = (self._round_dir(rnd) / "brief-shared.md").read_text(encoding="utf-8")
+        for strategy in Strategy:
+            brief_path = self._round_dir(rnd) / f"brief-{strategy.value}.md"
+            cid = f"r{rnd.index}-{strategy.value}"
+            if not brief_path.is_file() or cid in rnd.candidates:
+                continue
+            if (reason := self._no_new_candidates(state)) is not None:
+                log.info("proposal_skipped", candidate=cid, reason=reason)
+                break
+            record = self._propose(
+                state, rnd, strategy, cid, brief_path.read_text(encoding="utf-8"), shared
+            )
+            state.candidates.append(record)
+            rnd.candidates.append(cid)
+            self._save(state)
+
+    def _propose(
+        self,
+        state: EvolveState,
+        rnd: RoundRecord,
+        strategy: Strategy,
+        cid: str,
+        brief: str,
+        shared: str,
+    ) -> CandidateRecord:
+        out_dir = self.run_dir / CANDIDATES_DIR / cid
+        record = CandidateRecord(
+            id=cid,
+            round=rnd.index,
+            strategy=strategy,
+            parent_hash=state.incumbent_hash,
+            status=CandidateStatus.PROPOSED,
+            brief_hashes={
+                k: v for k, v in rnd.brief_hashes.items() if k in (strategy.value, "shared")
+            },
+        )
+        dev = self.evaluator.evaluate(
+            Path(state.incumbent_dir), state.incumbent_hash, "dev", rnd.sample
+        )
+        request = ProposalRequest(
+            parent_dir=Path(state.incumbent_dir),
+            strategy=strategy,
+            strategy_brief=brief,
+            shared_brief=shared,
+            out_dir=out_dir,
+            seed=state.config.seed * 1000 + rnd.index,
+            judged=dev.judged,
+        )
+        try:
+            proposal = self.optimizer.propose(request)
+        except ProposalError as exc:
+            log.warning("proposal_failed", candidate=cid, error=str(exc))
+            return record.model_copy(update={"status": CandidateStatus.FAILED, "reason": str(exc)})
+        state.spend.optimizer_usd += proposal.usage.cost_usd
+        state.spend.optimizer_calls += proposal.usage.calls
+        problems = validate_candidate(proposal.skill_dir, self._guard)
+        skill_hash = hash_directory(proposal.skill_dir)
+        update: dict[str, object] = {
+            "skill_dir": str(proposal.skill_dir),
+            "skill_hash": skill_hash,
+            "rationale": proposal.rationale,
+        }
+        if skill_hash == state.incumbent_hash:
+            problems.append("candidate is identical to its parent")
+        if problems:
+            log.warning("candidate_invalid", candidate=cid, problems=problems)
+            update |= {"status": CandidateStatus.INVALID, "reason": "; ".join(problems)}
+        return record.model_copy(update=update)
+
+    def _score_gate(self, state: EvolveState, skill_dir: Path, skill_hash: str) -> GateFigures:
+        evaluation = self.evaluator.evaluate(skill_dir, skill_hash, GATE, state.config.gate_ids)
+        self._pay_judge(state, evaluation)
+        return gate_figures(evaluation.judged, self._domains)
+
+    def _gate_correct(self, skill_dir: Path, skill_hash: str) -> dict[str, bool]:
+        evaluation = self.evaluator.evaluate(skill_dir, skill_hash, GATE, self.config.gate_ids)
+        return {j.case_id: j.verdict.decision.value == j.label.value for j in evaluation.judged}
+
+    def _gate_and_decide(self, state: EvolveState, rnd: RoundRecord) -> None:
+        incumbent_g = state.incumbent_gate.gate_score if state.incumbent_gate else 0.0
+        scored: list[CandidateRecord] = []
+        for cid in rnd.candidates:
+            cand = state.candidate(cid)
+            if cand.status is CandidateStatus.PROPOSED:
+                assert cand.skill_dir and cand.skill_hash
+                cand.gate = self._score_gate(state, Path(cand.skill_dir), cand.skill_hash)
+                cand.status = CandidateStatus.SCORED
+                self._save(state)
+            if cand.status is CandidateStatus.SCORED:
+                scored.append(cand)
+        order = list(Strategy)
+        ranked = sorted(
+            scored, key=lambda c: (-(c.gate.gate_score if c.gate else 0.0), order.index(c.strategy))
+        )
+        winner = None
+        for cand in ranked:
+            assert cand.gate is not None
+            if cand.promoted_as is not None:  # a promotion interrupted after being decided
+                winner = cand
+                break
+            if cand.gate.gate_score <= incumbent_g:
+                break
+            if self._paired_test_passes(state, cand):
+                winner = cand
+                break
+        for cand in scored:
+            if cand is not winner:
+                cand.status = CandidateStatus.REJECTED
+                cand.reason = cand.reason or (
+                    f"gate G {cand.gate.gate_score:.4f} does not beat incumbent {incumbent_g:.4f}"
+                    if cand.gate
+                    else "not scored"
+                )
+        if winner is not None:
+            self._promote(state, winner)
+
+    def _paired_test_passes(self, state: EvolveState, cand: CandidateRecord) -> bool:
+        assert cand.skill_dir and cand.skill_hash
+        before = self._gate_correct(Path(state.incumbent_dir), state.incumbent_hash)
+        after = self._gate_correct(Path(cand.skill_dir), cand.skill_hash)
+        shared = sorted(set(before) & set(after))
+        b = sum(1 for c in shared if before[c] and not after[c])
+        c = sum(1 for c in shared if after[c] and not before[c])
+        cand.paired_p = mcnemar(b, c).p_exact
+        if state.config.require_paired_test and cand.paired_p > state.config.paired_alpha:
+            cand.reason = (
+                f"gate G improved but paired McNemar p={cand.paired_p:.4f} > "
+                f"{state.config.paired_alpha}"
+            )
+            return False
+        return True
+
+    def _promote(self, state: EvolveState, cand: CandidateRecord) -> None:
+        assert cand.skill_dir and cand.skill_hash and cand.gate
+        if cand.promoted_as is None:
+            cand.promoted_as = str(self.skills_root / _next_version(self.skills_root))
+            self._save(state)  # decided; a kill from here on re-does the same write
+        target = Path(cand.promoted_as)
+        parent = Path(state.incumbent_dir)
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(cand.skill_dir, target)
+        diff = skill_diff(parent, target)
+        (self.run_dir / CANDIDATES_DIR / f"{cand.id}.diff").write_text(diff, encoding="utf-8")
+        _record_lineage(self.skills_root, target, parent, cand, state)
+        cand.status = CandidateStatus.PROMOTED
+        state.incumbent_dir = str(target)
+        state.incumbent_hash = hash_directory(target)
+        cand.skill_hash = state.incumbent_hash
+        state.incumbent_gate = cand.gate
+        log.info(
+            "promoted", candidate=cand.id, version=target.name, gate_score=cand.gate.gate_score
+        )
+
+
+def skill_diff(old: Path, new: Path) -> str:
+    a, b = skill_files(old), skill_files(new)
+    chunks: list[str] = []
+    for rel in sorted(set(a) | set(b)):
+        chunks += difflib.unified_diff(
+            a.get(rel, "").splitlines(keepends=True),
+            b.get(rel, "").splitlines(keepends=True),
+            fromfile=f"{old.name}/{rel}",
+            tofile=f"{new.name}/{rel}",
+        )
+    return "".join(chunks)
+
+
+def _next_version(skills_root: Path) -> str:
+    numbers = [
+        int(p.name[1:])
+        for p in version_dirs(skills_root)
+        if p.name.startswith("v") and p.name[1:].isdigit()
+    ]
+    return f"v{max(numbers, default=0) + 1}"
+
+
+def _record_lineage(
+    skills_root: Path, target: Path, parent: Path, cand: CandidateRecord, state: EvolveState
+) -> None:
+    assert cand.gate is not None
+    lineage = load_lineage(skills_root)
+    lineage.versions = [e for e in lineage.versions if e.version != target.name]
+    before = state.incumbent_gate
+    lineage.versions.append(
+        LineageEntry(
+            version=target.name,
+            parent=parent.name if parent.parent.resolve() == skills_root.resolve() else str(parent),
+            origin=Origin.EVOLVED,
+            how=(
+                f"evolution round {cand.round}, strategy {cand.strategy.value}, "
+                f"optimizer {state.config.optimizer}"
+            ),
+            created=datetime.now(UTC).date().isoformat(),
+            content_hash=hash_directory(target),
+            gate=Figures(
+                cases=cand.gate.n,
+                accuracy=cand.gate.accuracy,
+                balanced_accuracy=cand.gate.balanced_accuracy,
+                recall_fail=cand.gate.recall_fail,
+                precision_pass=cand.gate.precision_pass,
+                gate_score=cand.gate.gate_score,
+            ),
+            notes=(
+                f"gate G before {before.gate_score:.4f} → after {cand.gate.gate_score:.4f}; "
+                f"briefs {cand.brief_hashes}; spend so far ${state.spend.total_usd:.4f}; "
+                f"rationale: {cand.rationale or ''}"
+            )
+            if before
+            else (cand.rationale or ""),
+        )
+    )
+    (skills_root / LINEAGE_FILE).write_text(
+        lineage.model_dump_json(indent=2) + "\n", encoding="utf-8"
+    )
+
+
+def _bundles_json(bundles: dict[Strategy, Bundle]) -> str:
+    import json
+
+    return json.dumps(
+        {s.value: b.model_dump(mode="json") for s, b in sorted(bundles.items())},
+        indent=2,
+        sort_keys=True,
+    )
+
+
+def _evidence_texts(dataset: Dataset, case_ids: list[str]) -> list[str]:
+    texts: list[str] = []
+    for cid in case_ids:
+        directory = dataset.evidence_dir(cid)
+        if directory.is_dir():
+            texts += [
+                p.read_text(encoding="utf-8", errors="replace")
+                for p in sorted(directory.rglob("*"))
+                if p.is_file()
+            ]
+    return texts

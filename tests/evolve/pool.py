@@ -1,0 +1,74 @@
+"""A labeled dev pool and gate for evolution tests, with dev-only verifier evidence."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from judge_runner.cases import Domain, Label
+from tests.runs.casebuild import Spec, write_dataset
+
+SKILL_MD = """---
+name: test-judge-skill
+description: A judge skill used by the evolution tests.
+version: "1"
+---
+
+# Judging
+
+Pass a run unless a listed failure signal shows in its answer.
+"""
+
+# Fail answers carry one of two failure signals; pass answers carry none.
+SIGNALS = ("missing-output", "traceback")
+DOMAINS = (Domain.FINANCE, Domain.ENERGY, Domain.ROBOTICS)
+
+
+def build_pool(
+    root: Path, n_tasks: int = 6, per_task: int = 12
+) -> tuple[Path, list[str], list[str]]:
+    """Write the dataset; return (dataset dir, dev ids, gate ids). The gate holds 27 fail and
+    9 pass cases from every task; the rest is the dev pool (gate excluded from dev)."""
+    specs: list[Spec] = []
+    for t in range(n_tasks):
+        for k in range(per_task):
+            label = Label.PASS if k % 4 == 0 else Label.FAIL
+            answer = "ok" if label is Label.PASS else f"{SIGNALS[k % 2]} in run {k}"
+            specs.append(
+                Spec(
+                    case_id=f"t{t}-c{k:02d}",
+                    task=f"family-{t}",
+                    domain=DOMAINS[t % 3],
+                    label=label,
+                    answer=answer,
+                )
+            )
+    dataset = write_dataset(root / "dataset", specs)
+    for spec in specs:
+        evidence = dataset / "evidence" / spec.case_id
+        evidence.mkdir(parents=True)
+        failed = (
+            []
+            if spec.label is Label.PASS
+            else [
+                {
+                    "name": "test_outputs.py::test_result_matches_reference",
+                    "status": "failed",
+                    "message": f"AssertionError: reference value differs for {spec.case_id} run",
+                }
+            ]
+        )
+        ctrf = {"results": {"summary": {"tests": 2, "passed": 2 - len(failed)}, "tests": failed}}
+        (evidence / "ctrf.json").write_text(json.dumps(ctrf), encoding="utf-8")
+    fails = [s.case_id for s in specs if s.label is Label.FAIL]
+    passes = [s.case_id for s in specs if s.label is Label.PASS]
+    gate = sorted(fails[::2][:27] + passes[::2][:9])
+    dev = sorted(s.case_id for s in specs if s.case_id not in set(gate))
+    return dataset, dev, gate
+
+
+def write_skill(skills_root: Path, extra: str = "") -> Path:
+    skill = skills_root / "v1"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL_MD + extra, encoding="utf-8")
+    return skill
