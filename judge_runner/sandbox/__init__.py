@@ -1,5 +1,22 @@
-"""Sandboxes in which judges inspect a case."""
+"""Sandboxes in which judges inspect a case.
 
-from judge_runner.sandbox.base import CASE_MOUNT, ExecResult, Sandbox, SandboxError
+`open_sandbox(kind, case_dir)` returns a started `Sandbox` (docker or local) to use as a
+context manager; `SandboxLimits` sets its resources.
+"""
 
-__all__ = ["CASE_MOUNT", "ExecResult", "Sandbox", "SandboxError"]
+from judge_runner.sandbox.base import CASE_MOUNT, SCRATCH_DIR, ExecResult, Sandbox, SandboxError
+from judge_runner.sandbox.limits import SandboxLimits
+from judge_runner.sandbox.select import KINDS, SandboxKind, open_sandbox, resolve_kind
+
+__all__ = [
+    "CASE_MOUNT",
+    "KINDS",
+    "SCRATCH_DIR",
+    "ExecResult",
+    "Sandbox",
+    "SandboxError",
+    "SandboxKind",
+    "SandboxLimits",
+    "open_sandbox",
+    "resolve_kind",
+]

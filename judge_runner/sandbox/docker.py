@@ -1,0 +1,380 @@
+"""DockerSandbox: one locked-down container per case, kept for many commands, then removed.
+
+The container is created once per case (``sleep infinity`` under the engine's init, which
+reaps orphans) and every command is a ``docker exec`` into it, so a command costs tens of
+milliseconds instead of a container start. Isolation, all set at creation:
+
+- the case package directory (``cases/<id>/`` and nothing above it) bind-mounted read-only at
+  ``/case``; labels and verifier evidence live outside it and are never mounted;
+- a read-only root filesystem; writable ``/scratch`` (also ``$HOME``) and ``/tmp`` are tmpfs
+  of ``scratch_mb`` each, counted against the memory limit;
+- ``network_mode=none`` (only a loopback interface with nothing listening);
+- a non-root user (uid 10001), all capabilities dropped, ``no-new-privileges``;
+- memory (swap included), CPU and pids limits from `SandboxLimits`.
+
+The container is removed by ``close()``, which ``__exit__`` calls whatever the exception
+(Ctrl-C included); an ``atexit`` hook and a SIGTERM/SIGHUP handler remove containers a
+process still holds when it exits or is terminated. Only a SIGKILL'd process leaves a
+container behind: ``judge-runner sandbox prune`` finds those by their labels.
+"""
+
+from __future__ import annotations
+
+import atexit
+import signal
+import threading
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from types import FrameType, TracebackType
+from typing import Any, Self
+
+from judge_runner.log import get_logger
+from judge_runner.sandbox import engine, wrapper
+from judge_runner.sandbox.base import CASE_MOUNT, SCRATCH_DIR, ExecResult, SandboxError
+from judge_runner.sandbox.files import (
+    READ_FILE_SCRIPT,
+    check_readable_tree,
+    list_files_argv,
+    parse_file_list,
+    read_file_result,
+)
+from judge_runner.sandbox.limits import SandboxLimits
+from judge_runner.sandbox.output import CappedStream
+
+log = get_logger(__name__)
+
+SANDBOX_UID = "10001:10001"
+# Seconds the host keeps reading after the in-container timeout should have fired, before it
+# kills the command itself (covers a wedged `timeout` or a slow engine).
+HOST_SLACK = 10.0
+_STDOUT, _STDERR = 1, 2
+
+
+class DockerSandbox:
+    """A running container for one case package. Use as a context manager.
+
+    Args:
+        case_dir: the case package directory (``<dataset>/cases/<id>``); mounted read-only.
+        limits: resource limits (defaults: `SandboxLimits()`).
+        image: judge image (default ``$JUDGE_RUNNER_SANDBOX_IMAGE`` or
+            ``judge-runner-judge:latest``, built by ``scripts/build-images``).
+        labels: extra container labels (e.g. a run id), added to the ownership labels.
+
+    Raises:
+        SandboxError: no engine answers, the image is missing, the case directory is missing
+            or not readable by the sandbox user, or the container does not start.
+    """
+
+    kind = "docker"
+    isolated = True
+
+    def __init__(
+        self,
+        case_dir: Path,
+        limits: SandboxLimits | None = None,
+        image: str | None = None,
+        labels: dict[str, str] | None = None,
+    ) -> None:
+        self.case_dir = Path(case_dir).resolve()
+        self.limits = limits or SandboxLimits()
+        self.image = image or engine.default_image()
+        self._closed = False
+        self._container_id: str | None = None
+        check_readable_tree(self.case_dir)
+        self._client = engine.connect()
+        self._api = self._client.api
+        self.name = f"jr-{_slug(self.case_dir.name)}-{uuid.uuid4().hex[:10]}"
+        try:
+            self.image_id = self._image_id()
+            self._container_id = self._start(labels or {})
+        except BaseException:
+            # Ctrl-C or an engine error mid-creation: the container may exist under its name.
+            self._remove(self.name)
+            self._client.close()
+            raise
+        _register(self)
+        log.debug("sandbox.created", container=self.name, case=str(self.case_dir))
+
+    @property
+    def container_id(self) -> str:
+        if self._container_id is None or self._closed:
+            raise SandboxError(f"sandbox for {self.case_dir} is closed")
+        return self._container_id
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def _image_id(self) -> str:
+        docker_errors = engine.errors()
+        try:
+            return str(self._api.inspect_image(self.image)["Id"])
+        except docker_errors.ImageNotFound as exc:
+            raise SandboxError(f"sandbox image {self.image!r} not found; build it with "
+                               "scripts/build-images") from exc
+        except docker_errors.DockerException as exc:
+            raise SandboxError(f"cannot inspect sandbox image {self.image!r}: {exc}") from exc
+
+    def _start(self, extra_labels: dict[str, str]) -> str:
+        docker_errors = engine.errors()
+        lim = self.limits
+        memory = f"{lim.memory_mb}m"
+        tmpfs_opts = f"rw,nosuid,nodev,size={lim.scratch_mb}m,mode=0700,uid=10001,gid=10001"
+        labels = {
+            **extra_labels,
+            **engine.owner_labels(),
+            engine.LABEL_CASE: self.case_dir.name,
+            engine.LABEL_CREATED: datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        host_config = self._api.create_host_config(
+            binds={str(self.case_dir): {"bind": CASE_MOUNT, "mode": "ro"}},
+            tmpfs={SCRATCH_DIR: tmpfs_opts, "/tmp": tmpfs_opts},
+            network_mode="none",
+            read_only=True,
+            init=True,
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            mem_limit=memory,
+            memswap_limit=memory,
+            nano_cpus=int(lim.cpus * 1e9),
+            pids_limit=lim.pids,
+            ipc_mode="private",
+        )
+        try:
+            created = self._api.create_container(
+                self.image,
+                command=["sleep", "infinity"],
+                name=self.name,
+                user=SANDBOX_UID,
+                working_dir=CASE_MOUNT,
+                hostname="sandbox",
+                environment={"HOME": SCRATCH_DIR, "TMPDIR": "/tmp"},
+                labels=labels,
+                network_disabled=True,
+                host_config=host_config,
+            )
+            container_id = str(created["Id"])
+            self._api.start(container_id)
+        except docker_errors.DockerException as exc:
+            raise SandboxError(f"cannot start a sandbox container for {self.case_dir}: "
+                               f"{exc}") from exc
+        return container_id
+
+    def close(self) -> None:
+        """Remove the container (idempotent). Failures are logged, never raised: by then the
+        caller is usually unwinding from another error, and `sandbox prune` can finish the job."""
+        if self._closed:
+            return
+        self._closed = True
+        _unregister(self)
+        self._remove(self._container_id or self.name)
+        self._client.close()
+
+    def _remove(self, ref: str) -> None:
+        docker_errors = engine.errors()
+        try:
+            self._api.remove_container(ref, force=True, v=True)
+        except docker_errors.NotFound:
+            pass
+        except Exception as exc:
+            log.warning("sandbox.remove_failed", container=ref, error=str(exc))
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- commands --------------------------------------------------------------------------
+
+    def exec(self, cmd: str, timeout: float | None = None) -> ExecResult:
+        """Run `cmd` with bash in ``/case`` as the sandbox user.
+
+        The whole process tree is killed at `timeout` (default ``limits.exec_timeout``) and
+        anything it left running is killed when it ends. stdout and stderr are each capped at
+        ``limits.output_cap`` while streaming. A command that times out has ``timed_out`` set
+        and ``exit_code`` None; one killed otherwise (e.g. out of memory) keeps the shell's
+        status (137 for SIGKILL).
+
+        Raises:
+            SandboxError: the container is gone or the engine failed — not a failing command.
+        """
+        limit = timeout if timeout is not None else self.limits.exec_timeout
+        exec_id = wrapper.new_exec_id()
+        argv = wrapper.run_argv(cmd, limit, self.limits.kill_grace, exec_id)
+        out = CappedStream(self.limits.output_cap)
+        err = CappedStream(self.limits.output_cap)
+        started = time.monotonic()
+        deadline = started + limit + self.limits.kill_grace + HOST_SLACK
+        finished, exit_code = self._run(argv, out, err, deadline)
+        duration = time.monotonic() - started
+        if not finished:
+            self._run(wrapper.sweep_argv(exec_id), CappedStream(1024), CappedStream(1024),
+                      time.monotonic() + 30)
+        hit_timeout = not finished or wrapper.timed_out(exit_code, duration, limit)
+        return ExecResult(
+            stdout=out.text(),
+            stderr=err.text(),
+            exit_code=None if hit_timeout else exit_code,
+            timed_out=hit_timeout,
+            truncated=out.truncated or err.truncated,
+            duration=duration,
+        )
+
+    def _run(
+        self, argv: list[str], out: CappedStream, err: CappedStream, deadline: float
+    ) -> tuple[bool, int | None]:
+        """Exec argv, stream its output into `out`/`err` until it ends or `deadline` passes.
+
+        Returns (finished, exit code)."""
+        docker_errors = engine.errors()
+        try:
+            created = self._api.exec_create(
+                self.container_id, argv, stdout=True, stderr=True, stdin=False, tty=False,
+                user=SANDBOX_UID, workdir=CASE_MOUNT,
+            )
+            raw = self._api.exec_start(created["Id"], socket=True)
+        except docker_errors.DockerException as exc:
+            raise SandboxError(f"exec failed in sandbox {self.name}: {exc}") from exc
+        sock = getattr(raw, "_sock", raw)
+        try:
+            finished = _pump(sock, out, err, deadline)
+        finally:
+            raw.close()
+            sock.close()
+        if not finished:
+            return False, None
+        return True, self._exit_code(created["Id"])
+
+    def _exit_code(self, exec_id: str) -> int | None:
+        # The stream can close a moment before the engine records the exit status.
+        for _ in range(200):
+            info = self._api.exec_inspect(exec_id)
+            if not info.get("Running"):
+                code = info.get("ExitCode")
+                return int(code) if code is not None else None
+            time.sleep(0.005)
+        raise SandboxError(f"sandbox {self.name}: exec {exec_id} never reported an exit status")
+
+    def read_file(self, path: str, max_bytes: int | None = None) -> bytes:
+        """Bytes of a regular file inside the sandbox (symlinks resolved *inside* it).
+
+        Returns at most `max_bytes` bytes when given. Without it, a file larger than
+        ``limits.max_read_bytes`` raises SandboxError rather than filling host memory.
+
+        Raises:
+            FileNotFoundError / IsADirectoryError / PermissionError: as for a local open().
+        """
+        limit = max_bytes if max_bytes is not None else self.limits.max_read_bytes
+        argv = ["sh", "-c", READ_FILE_SCRIPT, "jr-read", path, str(limit + 1)]
+        out = CappedStream(limit + 2)
+        err = CappedStream(4096)
+        finished, code = self._run(argv, out, err, time.monotonic() + 60)
+        data = out.value()
+        return read_file_result(path, finished, code, data, err.text(), limit,
+                                exact=max_bytes is None)
+
+    def list_files(self, path: str = CASE_MOUNT) -> list[str]:
+        """Absolute paths of the files (not directories) under `path`, sorted.
+
+        Raises:
+            FileNotFoundError: `path` does not exist in the sandbox.
+        """
+        out = CappedStream(64 << 20)
+        err = CappedStream(4096)
+        finished, code = self._run(list_files_argv(path), out, err, time.monotonic() + 60)
+        return parse_file_list(path, finished, code, out.value(), err.text())
+
+
+def _pump(sock: Any, out: CappedStream, err: CappedStream, deadline: float) -> bool:
+    """Demultiplex the engine's exec stream (8-byte frame headers) into two capped streams.
+
+    Payloads are routed as they arrive, so memory stays bounded whatever the frame sizes.
+    Returns False when `deadline` passed before the stream ended."""
+    header = bytearray()
+    target: CappedStream | None = None
+    remaining = 0
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        sock.settimeout(left)
+        try:
+            data = sock.recv(1 << 16)
+        except TimeoutError:
+            return False
+        if not data:
+            return True
+        view = memoryview(data)
+        while view:
+            if remaining == 0:
+                need = 8 - len(header)
+                header += view[:need]
+                view = view[need:]
+                if len(header) < 8:
+                    break
+                target = err if header[0] == _STDERR else out
+                remaining = int.from_bytes(header[4:8], "big")
+                header.clear()
+                continue
+            take = view[:remaining]
+            assert target is not None
+            target.feed(bytes(take))
+            remaining -= len(take)
+            view = view[len(take):]
+
+
+def _slug(name: str) -> str:
+    cleaned = "".join(c if c.isalnum() or c in "_.-" else "-" for c in name)
+    return cleaned.strip("-.")[:40] or "case"
+
+
+# -- cleanup when the process ends --------------------------------------------------------
+
+_LIVE: dict[int, DockerSandbox] = {}
+_LIVE_LOCK = threading.Lock()
+_HOOKS_INSTALLED = False
+
+
+def _register(box: DockerSandbox) -> None:
+    with _LIVE_LOCK:
+        _LIVE[id(box)] = box
+    _install_hooks()
+
+
+def _unregister(box: DockerSandbox) -> None:
+    with _LIVE_LOCK:
+        _LIVE.pop(id(box), None)
+
+
+def close_all() -> None:
+    """Remove every container this process still holds."""
+    with _LIVE_LOCK:
+        boxes = list(_LIVE.values())
+    for box in boxes:
+        box.close()
+
+
+def _install_hooks() -> None:
+    """atexit always; SIGTERM/SIGHUP only when nobody else handles them and we are on the main
+    thread (Python only allows handlers there). The handler turns the signal into SystemExit so
+    `with` blocks unwind and remove their containers, then atexit catches the rest."""
+    global _HOOKS_INSTALLED
+    if _HOOKS_INSTALLED:
+        return
+    _HOOKS_INSTALLED = True
+    atexit.register(close_all)
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) is signal.SIG_DFL:
+            signal.signal(sig, _exit_on_signal)
+
+
+def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)

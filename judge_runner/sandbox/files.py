@@ -1,0 +1,99 @@
+"""File access inside a sandbox: the shell side of read_file/list_files and their results.
+
+Both sandbox kinds read files by running a command *inside* the sandbox rather than opening
+host paths, so a symlink in a case package resolves within the sandbox's view and cannot
+reach labels or evidence on the host.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+from judge_runner.sandbox.base import SandboxError
+
+# $1 path, $2 byte limit. Distinct statuses let the host raise the matching OSError.
+READ_FILE_SCRIPT = r"""
+[ -e "$1" ] || exit 66
+[ -d "$1" ] && exit 67
+[ -r "$1" ] || exit 68
+exec head -c "$2" -- "$1"
+"""
+_MISSING, _IS_DIR, _DENIED = 66, 67, 68
+# find's -printf is GNU; the NUL separator keeps names with newlines intact.
+_LIST_SCRIPT = r"""
+[ -e "$1" ] || exit 66
+exec find "$1" -mindepth 1 \( -type f -o -type l \) -print0
+"""
+
+
+def list_files_argv(path: str) -> list[str]:
+    return ["sh", "-c", _LIST_SCRIPT, "jr-list", path]
+
+
+def read_file_result(
+    path: str, finished: bool, code: int | None, data: bytes, stderr: str, limit: int,
+    exact: bool,
+) -> bytes:
+    """Turn the outcome of READ_FILE_SCRIPT (asked for limit+1 bytes) into bytes or an error.
+
+    With `exact`, a file longer than `limit` is an error (the caller set no limit of its own)."""
+    if not finished:
+        raise SandboxError(f"reading {path} did not finish in time")
+    if code == _MISSING:
+        raise FileNotFoundError(f"no such file in the sandbox: {path}")
+    if code == _IS_DIR:
+        raise IsADirectoryError(f"is a directory in the sandbox: {path}")
+    if code == _DENIED:
+        raise PermissionError(f"not readable in the sandbox: {path}")
+    if code != 0:
+        raise SandboxError(f"reading {path} failed (exit {code}): {stderr.strip()}")
+    if len(data) > limit:
+        if exact:
+            raise SandboxError(f"{path} is larger than {limit} bytes; pass max_bytes to read "
+                               "a prefix")
+        return data[:limit]
+    return data
+
+
+def parse_file_list(
+    path: str, finished: bool, code: int | None, data: bytes, stderr: str
+) -> list[str]:
+    if not finished:
+        raise SandboxError(f"listing {path} did not finish in time")
+    if code == _MISSING:
+        raise FileNotFoundError(f"no such path in the sandbox: {path}")
+    # find exits 1 when some subdirectory is unreadable; what it could list is still valid.
+    if code not in (0, 1):
+        raise SandboxError(f"listing {path} failed (exit {code}): {stderr.strip()}")
+    names = data.decode("utf-8", errors="replace").split("\0")
+    return sorted(n for n in names if n)
+
+
+def check_readable_tree(case_dir: Path, max_entries: int = 100_000) -> None:
+    """Fail early when the sandbox user (not the owner) could not read part of the package.
+
+    The sandbox runs as an unprivileged uid, so files readable only by their host owner would
+    look missing or broken to the judge.
+
+    Raises:
+        SandboxError: `case_dir` is not a directory, or names the first entry lacking
+            world read (and, for directories, search) permission.
+    """
+    if not case_dir.is_dir():
+        raise SandboxError(f"case package directory not found: {case_dir}")
+    seen = 0
+    for current, dirs, files in os.walk(case_dir):
+        for name in [*dirs, *files, ""]:
+            path = Path(current) / name if name else Path(current)
+            mode = path.lstat().st_mode
+            if stat.S_ISLNK(mode):
+                continue
+            needed = (stat.S_IROTH | stat.S_IXOTH) if stat.S_ISDIR(mode) else stat.S_IROTH
+            if mode & needed != needed:
+                raise SandboxError(f"{path} is not readable by the sandbox user; make the case "
+                                   f"package world-readable (chmod -R o+rX {case_dir})")
+            seen += 1
+            if seen >= max_entries:
+                return
