@@ -1,0 +1,99 @@
+"""The rules judge: deterministic, offline, zero-cost verdicts from a JudgeSkill's checks.toml.
+
+For each case it runs every enabled check (see `checks.py`), puts the ones that apply into the
+plan (P1, P2, ...), records each finding as an inspection (I1, I2, ...) with the steps or artifact
+paths it rests on, and combines them with the formula in `combine.py`. A case that cannot be read
+(missing or invalid case.json / trajectory.json) yields an ``error`` verdict naming the problem,
+never a pass or a fail.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from judge_runner.cases import CasePackage
+from judge_runner.judges.base import Decision, Inspection, Plan, PlanItem, Verdict
+from judge_runner.judges.products import write_products
+from judge_runner.judges.rules.checks import CHECKS, Finding, known_checks
+from judge_runner.judges.rules.combine import combine
+from judge_runner.judges.rules.evidence import CaseView
+from judge_runner.judges.rules.spec import CHECKS_FILE, RulesError, RuleSet, load_rules
+
+NAME = "rules"
+
+
+def default_skill_dir() -> Path:
+    """`judgeskills/v1` of the source tree this package was loaded from."""
+    return Path(__file__).resolve().parents[3] / "judgeskills" / "v1"
+
+
+class RulesJudge:
+    """Judge cases by the checks of one JudgeSkill. Stateless per call, so thread-safe."""
+
+    name = NAME
+
+    def __init__(self, skill_dir: Path, *, allow_abstain: bool = False) -> None:
+        """Load `<skill_dir>/checks.toml`; raises `RulesError` if it is missing or invalid."""
+        self.skill_dir = skill_dir
+        self.rules: RuleSet = load_rules(skill_dir, known_checks())
+        self.allow_abstain = allow_abstain
+        self.rules_sha256 = hashlib.sha256((skill_dir / CHECKS_FILE).read_bytes()).hexdigest()
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "judge": NAME,
+            "skill": str(self.skill_dir),
+            "rules_sha256": self.rules_sha256,
+            "allow_abstain": self.allow_abstain,
+            "sandbox": "none",
+        }
+
+    def inspect(self, case: CasePackage) -> tuple[Plan, list[Inspection], dict[str, float]]:
+        """Run the enabled checks; return plan, log and inspection id → weight."""
+        view = CaseView(case)
+        items: list[PlanItem] = []
+        log: list[Inspection] = []
+        weights: dict[str, float] = {}
+        for spec in self.rules.enabled():
+            definition = CHECKS[spec.id]
+            finding: Finding | None = definition.run(view, spec)
+            if finding is None:
+                continue
+            n = len(items) + 1
+            items.append(PlanItem(id=f"P{n}", what=f"{spec.id}: {spec.description}",
+                                  where=finding.where, support=definition.support,
+                                  refute=definition.refute, critical=spec.task_critical))
+            log.append(Inspection(id=f"I{n}", plan_item=f"P{n}", check=spec.id,
+                                  finding=finding.text, outcome=finding.outcome,
+                                  critical=spec.task_critical, evidence=list(finding.evidence)))
+            weights[f"I{n}"] = spec.weight
+        return Plan(items=items), log, weights
+
+    def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
+        started = time.perf_counter()
+        case_id = case.root.name
+        try:
+            case_id = case.id
+            plan, log, weights = self.inspect(case)
+        except (OSError, ValueError, ValidationError, RulesError) as exc:
+            verdict = Verdict(case_id=case_id, judge=NAME, decision=Decision.ERROR,
+                              error=f"cannot judge {case.root}: {exc.__class__.__name__}: {exc}",
+                              duration_s=time.perf_counter() - started)
+            write_products(out_dir, None, [], verdict)
+            return verdict
+        result = combine(self.rules, log, weights, self.allow_abstain)
+        verdict = Verdict(
+            case_id=case_id, judge=NAME, decision=result.decision, rationale=result.rationale,
+            citations=result.citations, score=round(result.score, 6),
+            duration_s=time.perf_counter() - started,
+            details={"support_weight": result.support_weight,
+                     "refute_weight": result.refute_weight,
+                     "rules_sha256": self.rules_sha256},
+        )
+        write_products(out_dir, plan, log, verdict)
+        return verdict
