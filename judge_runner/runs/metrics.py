@@ -136,7 +136,12 @@ def _bootstrap(
     seed: int,
     resamples: int,
 ) -> dict[str, Interval]:
-    """Percentile intervals (2.5 %, 97.5 %) of the named figures over resampled decided cases."""
+    """Percentile intervals (2.5 %, 97.5 %) of the named figures over resampled decided cases.
+
+    `resamples` of 0 skips the bootstrap (no interval), for callers that only need the figures.
+    """
+    if resamples <= 0:
+        return {}
     if not pairs:
         return {s: Interval(low=0.0, high=1.0, method="bootstrap") for s in stats}
     rng = random.Random(seed)

@@ -11,7 +11,8 @@ from judge_runner.cases import Dataset
 from judge_runner.cases.models import Domain, Label
 from judge_runner.judges.base import Decision
 from judge_runner.judges.registry import JudgeOptions, UnknownJudgeError, build_judge
-from judge_runner.runs.runner import MissingCasesError, load_records, run_eval
+from judge_runner.runs.records import load_records
+from judge_runner.runs.runner import MissingCasesError, run_eval
 from judge_runner.runs.store import ConfigMismatchError, RunStore
 from tests.runs.casebuild import Spec, mixed_specs, write_dataset
 from tests.runs.scripted_judge import ScriptedJudge

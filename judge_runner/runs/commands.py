@@ -1,0 +1,171 @@
+"""CLI: `eval`, `compare`, `verdicts`, `select`."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from judge_runner.cases.dataset import Dataset
+from judge_runner.judges.base import Judge
+from judge_runner.judges.registry import JudgeOptions, UnknownJudgeError, build_judge
+from judge_runner.runs.compare import Comparison, compare_records
+from judge_runner.runs.records import load_records
+from judge_runner.runs.report import HTML_FILE, metrics_table
+from judge_runner.runs.runner import MissingCasesError, RunResult, run_eval
+from judge_runner.runs.store import ConfigMismatchError, config_hash
+from judge_runner.splits.manifest import BENCH_DIR, read_split
+
+_stdout = Console()
+_stderr = Console(stderr=True)
+
+JudgeName = Annotated[str, typer.Option(
+    "--judge", "-j", help="rules | agent | direct | rubric | multi, or package.module:factory.")]
+SkillOpt = Annotated[Path | None, typer.Option("--skill", help="JudgeSkill directory.")]
+ModelOpt = Annotated[str | None, typer.Option("--model", help="Model name for model judges.")]
+BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="Messages API base URL.")]
+SandboxOpt = Annotated[str, typer.Option("--sandbox", help="docker | local | auto | none.")]
+ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", "-c", min=1,
+                                             help="Cases judged at the same time.")]
+RunDirOpt = Annotated[Path | None, typer.Option(
+    "--run-dir", help="Run directory (default runs/<judge>-<split>-<config hash>).")]
+RetryOpt = Annotated[bool, typer.Option(
+    "--retry-errors", help="Judge again the cases whose stored verdict is an error.")]
+ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress")]
+
+
+def _fail(message: str) -> typer.Exit:
+    _stderr.print(f"[red]error:[/] {message}", highlight=False)
+    return typer.Exit(2)
+
+
+def make_judge(
+    name: str, skill: Path | None, model: str | None, base_url: str | None, sandbox: str,
+    allow_abstain: bool = False,
+) -> Judge:
+    options = JudgeOptions(skill=skill, model=model, base_url=base_url, sandbox=sandbox,
+                           allow_abstain=allow_abstain)
+    try:
+        return build_judge(name, options)
+    except (UnknownJudgeError, ValueError, OSError) as exc:
+        raise _fail(str(exc)) from exc
+
+
+def resolve_split(dataset: Dataset, split: str | None, bench: Path | None) -> tuple[str, list[str]]:
+    """(split name, case ids): all cases, a named split of the bench dir, or a file of ids."""
+    if split is None:
+        return "all", dataset.case_ids()
+    as_file = Path(split)
+    if as_file.is_file():
+        return as_file.stem, read_split(as_file)
+    bench_dir = bench if bench is not None else dataset.root / BENCH_DIR
+    path = bench_dir / f"{split}.txt"
+    if not path.is_file():
+        raise _fail(f"split {split!r}: neither a file nor {path} "
+                    "(run `judge-runner bench build` / `bench gate`, or pass --bench DIR)")
+    return split, read_split(path)
+
+
+def _default_run_dir(judge: Judge, split: str) -> Path:
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", judge.name)
+    return Path("runs") / f"{safe}-{split}-{config_hash(judge.name, judge.config())[:10]}"
+
+
+def execute(
+    judge: Judge, dataset: Dataset, case_ids: list[str], run_dir: Path, concurrency: int,
+    retry_errors: bool, progress: bool,
+) -> RunResult:
+    try:
+        return run_eval(judge, dataset, case_ids, run_dir, concurrency=concurrency,
+                        progress=progress, retry_errors=retry_errors)
+    except (MissingCasesError, ConfigMismatchError) as exc:
+        raise _fail(str(exc)) from exc
+
+
+def eval_command(
+    dataset: Annotated[Path, typer.Argument(help="Dataset directory (with cases/).")],
+    judge: JudgeName,
+    split: Annotated[str | None, typer.Option(
+        "--split", help="eval | dev | gate (from --bench) or a file of case ids; default all.")]
+    = None,
+    bench: Annotated[Path | None, typer.Option(
+        "--bench", help="Bench directory holding <split>.txt (default DATASET/bench).")] = None,
+    skill: SkillOpt = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    sandbox: SandboxOpt = "auto",
+    allow_abstain: Annotated[bool, typer.Option("--allow-abstain")] = False,
+    concurrency: ConcurrencyOpt = 4,
+    run_dir: RunDirOpt = None,
+    retry_errors: RetryOpt = False,
+    progress: ProgressOpt = True,
+) -> None:
+    """Judge a dataset (or one split of it) and report metrics against its labels.
+
+    Re-running the same command resumes: cases already judged with the same configuration are
+    not judged again.
+    """
+    ds = Dataset(dataset)
+    if not ds.cases_dir.is_dir():
+        raise _fail(f"{dataset} is not a dataset: {ds.cases_dir} does not exist")
+    split_name, case_ids = resolve_split(ds, split, bench)
+    the_judge = make_judge(judge, skill, model, base_url, sandbox, allow_abstain)
+    out = run_dir if run_dir is not None else _default_run_dir(the_judge, split_name)
+    result = execute(the_judge, ds, case_ids, out, concurrency, retry_errors, progress)
+    _stdout.print(metrics_table(result.summary))
+    _stdout.print(f"report: {out / HTML_FILE}", highlight=False, soft_wrap=True)
+
+
+def compare_command(
+    run_a: Annotated[Path, typer.Argument(help="Baseline run directory.")],
+    run_b: Annotated[Path, typer.Argument(help="Candidate run directory.")],
+    out: Annotated[Path | None, typer.Option("--out", help="Also write the comparison JSON.")]
+    = None,
+) -> None:
+    """Paired comparison of two runs: McNemar (exact, mid-p), per-domain deltas, changed cases."""
+    try:
+        comparison = compare_records(load_records(run_a), load_records(run_b),
+                                     str(run_a), str(run_b))
+    except FileNotFoundError as exc:
+        raise _fail(str(exc)) from exc
+    print_comparison(comparison)
+    if out is not None:
+        out.write_text(comparison.model_dump_json(indent=2) + "\n", encoding="utf-8")
+
+
+def print_comparison(c: Comparison) -> None:
+    head = Table(title="A vs B on shared cases", title_justify="left")
+    for col in ("", "A", "B"):
+        head.add_column(col, justify="right" if col else "left")
+    head.add_row("run", c.run_a, c.run_b)
+    head.add_row("accuracy (paired)", f"{c.accuracy_a:.3f}", f"{c.accuracy_b:.3f}")
+    _stdout.print(head)
+    _stdout.print(
+        f"shared {c.n_shared}, paired {c.n_paired} (excluded {c.n_excluded} with an error or "
+        f"abstention, {c.only_a} only in A, {c.only_b} only in B)\n"
+        f"McNemar: A right/B wrong b={c.test.b}, A wrong/B right c={c.test.c}, "
+        f"exact p={c.test.p_exact:.4f}, mid-p={c.test.p_mid:.4f}", highlight=False)
+    domains = Table(title="Per-domain accuracy", title_justify="left")
+    for col in ("domain", "n", "A", "B", "B − A"):
+        domains.add_column(col, justify="left" if col == "domain" else "right")
+    for name, d in c.per_domain.items():
+        domains.add_row(name, str(d.n), f"{d.accuracy_a:.3f}", f"{d.accuracy_b:.3f}",
+                        f"{d.delta:+.3f}")
+    _stdout.print(domains)
+    changed = Table(title=f"Changed cases ({len(c.changed)})", title_justify="left")
+    for col in ("case", "label", "A", "B", "effect"):
+        changed.add_column(col)
+    for ch in c.changed:
+        changed.add_row(ch.case_id, ch.label.value if ch.label else "-", ch.decision_a.value,
+                        ch.decision_b.value, ch.effect)
+    _stdout.print(changed)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("eval")(eval_command)
+    app.command("compare")(compare_command)
+

@@ -1,0 +1,67 @@
+"""What a run leaves on disk besides the store: verdicts.jsonl lines and metrics.json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from judge_runner.cases.models import Label
+from judge_runner.judges.base import Decision, Verdict
+from judge_runner.models.base import Usage
+from judge_runner.runs.metrics import Metrics
+
+CASES_OUT = "cases"
+VERDICTS_FILE = "verdicts.jsonl"
+METRICS_FILE = "metrics.json"
+LOG_FILE = "run.log.jsonl"
+
+
+class CaseRecord(BaseModel):
+    """One line of verdicts.jsonl: the verdict with what is known about the case."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    case_id: str
+    task: str | None
+    domain: str | None
+    label: Label | None  # None for unlabeled pools
+    decision: Decision
+    correct: bool | None  # None when unlabeled or not decided
+    verdict: Verdict
+
+
+class RunSummary(BaseModel):
+    """metrics.json: the metrics plus the accounting of the run that produced them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    judge: str
+    config_hash: str
+    config: dict[str, Any]
+    dataset: str
+    n_cases: int
+    n_labeled: int
+    n_judged_now: int  # judged in this invocation (the rest came from the store)
+    n_resumed: int
+    usage: Usage
+    wall_seconds: float
+    metrics: Metrics | None  # None when no requested case carries a label
+    decisions: dict[str, int] = Field(default_factory=dict)
+
+
+def load_records(run_dir: Path) -> list[CaseRecord]:
+    """Read verdicts.jsonl of a finished run; raises FileNotFoundError naming the file."""
+    path = run_dir / VERDICTS_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: is {run_dir} a finished run directory?")
+    return [CaseRecord.model_validate_json(line)
+            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def load_summary(run_dir: Path) -> RunSummary:
+    path = run_dir / METRICS_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} not found: is {run_dir} a finished run directory?")
+    return RunSummary.model_validate_json(path.read_text(encoding="utf-8"))

@@ -1,0 +1,181 @@
+"""Run reports: report.html (one self-contained page), report.md, and the terminal metrics table.
+
+The HTML page embeds its CSS and SVG plots and loads nothing, so it opens offline. Per-case
+products are read from the run's `cases/<id>/` folders; a missing file is shown as missing, it
+does not stop the report.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+from rich.table import Table
+
+from judge_runner.judges.base import Decision
+from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE
+from judge_runner.runs.metrics import Metrics
+from judge_runner.runs.plots import bar_chart, histogram
+from judge_runner.runs.records import CASES_OUT, CaseRecord, RunSummary
+
+HTML_FILE = "report.html"
+MD_FILE = "report.md"
+# (label, field) in display order; the same rows feed HTML, Markdown and the terminal table
+SUMMARY_FIELDS = (
+    ("balanced accuracy", "balanced_accuracy"),
+    ("gate score G", "gate_score"),
+    ("accuracy", "accuracy"),
+    ("precision (pass)", "precision"),
+    ("recall (pass)", "recall"),
+    ("F1", "f1"),
+    ("recall (fail)", "recall_fail"),
+    ("coverage", "coverage"),
+)
+
+
+def environment() -> Environment:
+    return Environment(
+        loader=PackageLoader("judge_runner.runs", "templates"),
+        autoescape=select_autoescape(["html", "html.j2"]),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+    )
+
+
+@dataclass(frozen=True)
+class SummaryRow:
+    name: str
+    value: str
+    ci: str
+
+
+def summary_rows(m: Metrics) -> list[SummaryRow]:
+    rows = [SummaryRow("cases", str(m.n), ""),
+            SummaryRow("decided / error / abstain",
+                       f"{m.n_decided} / {m.n_error} / {m.n_abstain}", "")]
+    for label, field in SUMMARY_FIELDS:
+        value: float = getattr(m, field)
+        interval = m.ci.get(field)
+        ci = f"[{interval.low:.3f}, {interval.high:.3f}] {interval.method}" if interval else ""
+        flag = " (undefined)" if field in m.undefined else ""
+        rows.append(SummaryRow(label, f"{value:.3f}{flag}", ci))
+    return rows
+
+
+def metrics_table(summary: RunSummary) -> Table:
+    """The table `eval` prints: summary figures with intervals, then usage."""
+    table = Table(title=f"{summary.judge} · {summary.n_cases} cases", title_justify="left")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_column("95 % interval", justify="right")
+    if summary.metrics is not None:
+        for row in summary_rows(summary.metrics):
+            table.add_row(row.name, row.value, row.ci)
+        m = summary.metrics
+        table.add_row("tp / fp / tn / fn", f"{m.tp} / {m.fp} / {m.tn} / {m.fn}", "")
+    else:
+        decided = ", ".join(f"{k} {v}" for k, v in summary.decisions.items())
+        table.add_row("decisions (no labels)", decided, "")
+    u = summary.usage
+    tokens = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens
+    table.add_row("tokens in / out", f"{tokens:,} / {u.output_tokens:,}", "")
+    table.add_row("cost (USD)", f"{u.cost_usd:.4f}", "")
+    return table
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return f"({path.name} missing)"
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"({path.name} unreadable: {exc})"
+
+
+def _case_view(run_dir: Path, record: CaseRecord) -> dict[str, object]:
+    folder = run_dir / CASES_OUT / record.case_id
+    log_text = _read(folder / LOG_FILE)
+    pretty_log = []
+    for line in log_text.splitlines():
+        try:
+            pretty_log.append(json.dumps(json.loads(line), indent=1, ensure_ascii=False))
+        except json.JSONDecodeError:
+            pretty_log.append(line)
+    return {
+        "r": record,
+        "plan": _read(folder / PLAN_FILE),
+        "log": "\n".join(pretty_log),
+        "log_lines": sum(1 for line in log_text.splitlines() if line.startswith("{")),
+        "verdict": _read(folder / VERDICT_FILE) if (folder / VERDICT_FILE).is_file()
+        else record.verdict.model_dump_json(indent=2),
+    }
+
+
+def _uncovered(records: list[CaseRecord]) -> dict[str, dict[str, int]]:
+    """Abstentions and errors by true label, for the confusion-matrix side columns."""
+    out = {"pass": {"abstain": 0, "error": 0}, "fail": {"abstain": 0, "error": 0}}
+    for r in records:
+        if r.label is not None and not r.decision.is_decided:
+            out[r.label.value][r.decision.value] += 1
+    return out
+
+
+def render_html(run_dir: Path, summary: RunSummary, records: list[CaseRecord]) -> str:
+    env = environment()
+    m = summary.metrics
+    domain_plot = ""
+    if m is not None:
+        domain_plot = bar_chart(
+            [(name, d.accuracy, f"{d.accuracy:.2f} ({d.correct}/{d.n_decided})")
+             for name, d in m.per_domain.items()],
+            title="Accuracy per domain")
+    decision_plot = bar_chart(
+        [(d.value, float(summary.decisions.get(d.value, 0)), str(summary.decisions.get(d.value, 0)))
+         for d in Decision],
+        max_value=float(max(1, *summary.decisions.values())), title="Decisions")
+    durations = [r.verdict.duration_s for r in records]
+    return env.get_template("report.html.j2").render(
+        s=summary, m=m, css=Markup(env.get_template("base.css.j2").render()),
+        summary_rows=summary_rows(m) if m is not None else [],
+        uncovered=_uncovered(records),
+        domain_plot=Markup(domain_plot), decision_plot=Markup(decision_plot),
+        duration_plot=Markup(histogram(durations, bins=8, title="Seconds per case", unit="s")),
+        cases=[_case_view(run_dir, r) for r in records],
+    )
+
+
+def render_markdown(summary: RunSummary, records: list[CaseRecord]) -> str:
+    lines = [f"# Judge `{summary.judge}` on {summary.n_cases} cases", "",
+             f"Dataset `{summary.dataset}`, config `{summary.config_hash[:12]}`.", ""]
+    m = summary.metrics
+    if m is not None:
+        lines += ["| metric | value | 95 % interval |", "|---|---:|---:|"]
+        lines += [f"| {r.name} | {r.value} | {r.ci} |" for r in summary_rows(m)]
+        lines += ["", "## Confusion matrix (pass is positive)", "",
+                  "| label \\ prediction | pass | fail |", "|---|---:|---:|",
+                  f"| pass | {m.tp} | {m.fn} |", f"| fail | {m.fp} | {m.tn} |", "",
+                  "## Per domain", "", "| domain | cases | decided | accuracy |",
+                  "|---|---:|---:|---:|"]
+        lines += [f"| {name} | {d.n} | {d.n_decided} | {d.accuracy:.3f} |"
+                  for name, d in m.per_domain.items()]
+    u = summary.usage
+    lines += ["", "## Cost", "", f"- model calls: {u.calls}",
+              f"- tokens: {u.input_tokens:,} in, {u.cache_creation_input_tokens:,} cache write, "
+              f"{u.cache_read_input_tokens:,} cache read, {u.output_tokens:,} out",
+              f"- cost: ${u.cost_usd:.4f}", "", "## Misjudged and undecided cases", ""]
+    flagged = [r for r in records if r.correct is False or not r.decision.is_decided]
+    lines += [f"- `{r.case_id}` judged {r.decision.value}"
+              + (f", label {r.label.value}" if r.label else "")
+              + (f": {r.verdict.error}" if r.verdict.error else "") for r in flagged] or ["(none)"]
+    return "\n".join(lines) + "\n"
+
+
+def write_reports(run_dir: Path, summary: RunSummary, records: list[CaseRecord]) -> Path:
+    """Write report.html and report.md into `run_dir`; returns the path of report.html."""
+    html_path = run_dir / HTML_FILE
+    html_path.write_text(render_html(run_dir, summary, records), encoding="utf-8")
+    (run_dir / MD_FILE).write_text(render_markdown(summary, records), encoding="utf-8")
+    return html_path

@@ -1,0 +1,1 @@
+"""Benchmark splits: task-disjoint dev/eval construction and the fixed evolution gate."""

@@ -1,0 +1,164 @@
+"""`bench build`: filter a labeled pool and split it task-disjoint into dev and eval.
+
+Steps, each deterministic for a seed:
+
+1. Drop cases that cannot be read, carry no label, or exceed the limits (normalized token
+   estimate, step count). Each dropped case is listed in the manifest with its reason.
+2. Keep only tasks that still have both a pass and a fail case.
+3. Choose eval tasks domain by domain in round-robin (task order within a domain shuffled by the
+   seed), adding a task only while that brings the eval size closer to the target. Everything
+   else is dev. A task is never on both sides.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from judge_runner.cases.dataset import Dataset
+from judge_runner.splits.manifest import (
+    MANIFEST_FILE,
+    BenchManifest,
+    DroppedCase,
+    PoolCase,
+    counts,
+    dataset_sha256,
+    write_split,
+)
+
+# The reference benchmark: 681 cases → 478 dev / 203 eval.
+DEFAULT_EVAL_FRACTION = 203 / 681
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_tokens: int = 150_000  # CaseStats.normalized_tokens_est
+    max_steps: int = 1500
+
+    def violation(self, tokens: int, steps: int) -> str | None:
+        if tokens > self.max_tokens:
+            return f"{tokens} normalized tokens > limit {self.max_tokens}"
+        if steps > self.max_steps:
+            return f"{steps} steps > limit {self.max_steps}"
+        return None
+
+
+class SplitError(ValueError):
+    """Constraints that cannot be met; the message says which and with what counts."""
+
+
+@dataclass(frozen=True)
+class BuiltSplits:
+    dev: list[PoolCase]
+    eval: list[PoolCase]
+    manifest: BenchManifest
+
+
+def load_pool(dataset: Dataset, limits: Limits) -> tuple[list[PoolCase], list[DroppedCase]]:
+    labels = dataset.labels()
+    pool: list[PoolCase] = []
+    dropped: list[DroppedCase] = []
+    for case_id in dataset.case_ids():
+        try:
+            meta = dataset.case(case_id).meta
+        except (OSError, ValidationError) as exc:
+            dropped.append(DroppedCase(case_id=case_id, reason=f"unreadable case.json: {exc}"))
+            continue
+        if case_id not in labels:
+            dropped.append(DroppedCase(case_id=case_id, reason="no label"))
+            continue
+        over = limits.violation(meta.stats.normalized_tokens_est, meta.stats.n_steps)
+        if over is not None:
+            dropped.append(DroppedCase(case_id=case_id, reason=over))
+            continue
+        domain = meta.domain.value if meta.domain is not None else "unknown"
+        pool.append(PoolCase(case_id=case_id, task=meta.task, domain=domain,
+                             label=labels[case_id].label.value))
+    return pool, dropped
+
+
+def two_outcome_tasks(pool: list[PoolCase]) -> tuple[list[PoolCase], dict[str, str]]:
+    labels_by_task: dict[str, set[str]] = defaultdict(set)
+    for c in pool:
+        labels_by_task[c.task].add(c.label)
+    dropped = {t: f"only {', '.join(sorted(ls))} cases" for t, ls in sorted(labels_by_task.items())
+               if len(ls) < 2}
+    return [c for c in pool if c.task not in dropped], dropped
+
+
+def choose_eval_tasks(pool: list[PoolCase], target: int, seed: int) -> set[str]:
+    size: dict[str, int] = defaultdict(int)
+    domain_of: dict[str, str] = {}
+    for c in pool:
+        size[c.task] += 1
+        domain_of.setdefault(c.task, c.domain)  # a task's domain: that of its first case
+    rng = random.Random(seed)
+    queues: dict[str, list[str]] = defaultdict(list)
+    for task in sorted(size):
+        queues[domain_of[task]].append(task)
+    domains = sorted(queues)
+    rng.shuffle(domains)
+    for d in domains:
+        rng.shuffle(queues[d])
+    chosen: set[str] = set()
+    total = 0
+    progress = True
+    while progress and total < target:
+        progress = False
+        for d in domains:
+            queue = queues[d]
+            for i, task in enumerate(queue):
+                if abs(total + size[task] - target) < abs(total - target):
+                    chosen.add(task)
+                    total += size[task]
+                    queue.pop(i)
+                    progress = True
+                    break
+    return chosen
+
+
+def build_splits(
+    dataset: Dataset,
+    out: Path,
+    seed: int = 0,
+    eval_size: int | None = None,
+    eval_fraction: float = DEFAULT_EVAL_FRACTION,
+    limits: Limits | None = None,
+) -> BuiltSplits:
+    """Write dev.txt, eval.txt and manifest.json into `out`.
+
+    Raises SplitError when fewer than two tasks survive filtering (no task-disjoint split exists)
+    or the requested eval size leaves nothing for dev.
+    """
+    limits = limits or Limits()
+    pool, dropped = load_pool(dataset, limits)
+    kept, dropped_tasks = two_outcome_tasks(pool)
+    n_tasks = len({c.task for c in kept})
+    if n_tasks < 2:
+        raise SplitError(f"{dataset.root}: {n_tasks} task(s) with both pass and fail cases after "
+                         f"filtering ({len(pool)} usable cases of {len(dataset.case_ids())}); "
+                         "a task-disjoint dev/eval split needs at least 2")
+    target = eval_size if eval_size is not None else round(eval_fraction * len(kept))
+    if not 0 < target < len(kept):
+        raise SplitError(f"eval size {target} must be between 1 and {len(kept) - 1} "
+                         f"(the pool has {len(kept)} cases)")
+    eval_tasks = choose_eval_tasks(kept, target, seed)
+    if not eval_tasks or len(eval_tasks) == n_tasks:
+        raise SplitError(f"no task-disjoint split near eval size {target}: task sizes "
+                         f"{sorted(counts(kept).by_task.items())}")
+    eval_cases = [c for c in kept if c.task in eval_tasks]
+    dev_cases = [c for c in kept if c.task not in eval_tasks]
+    manifest = BenchManifest(
+        dataset=str(dataset.root.resolve()), dataset_sha256=dataset_sha256(dataset), seed=seed,
+        limits={"max_tokens": limits.max_tokens, "max_steps": limits.max_steps},
+        eval_target=target, dropped=dropped, dropped_tasks=dropped_tasks,
+        splits={"dev": counts(dev_cases), "eval": counts(eval_cases)},
+    )
+    write_split(out / "dev.txt", (c.case_id for c in dev_cases))
+    write_split(out / "eval.txt", (c.case_id for c in eval_cases))
+    (out / MANIFEST_FILE).write_text(manifest.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return BuiltSplits(dev=dev_cases, eval=eval_cases, manifest=manifest)

@@ -1,0 +1,112 @@
+"""CLI: `bench build` and `bench gate`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from judge_runner.cases.dataset import Dataset
+from judge_runner.runs.records import load_records
+from judge_runner.splits.build import (
+    DEFAULT_EVAL_FRACTION,
+    Limits,
+    SplitError,
+    build_splits,
+    load_pool,
+)
+from judge_runner.splits.gate import GATE_FILE, build_gate
+from judge_runner.splits.manifest import BENCH_DIR, MANIFEST_FILE, BenchManifest, read_split
+
+bench_app = typer.Typer(name="bench", help="Build benchmark splits and the evolution gate.",
+                        no_args_is_help=True)
+_out = Console()
+_err = Console(stderr=True)
+
+
+def _fail(message: str) -> typer.Exit:
+    _err.print(f"[red]error:[/] {message}", highlight=False)
+    return typer.Exit(2)
+
+
+@bench_app.command("build")
+def build_command(
+    dataset: Annotated[Path, typer.Argument(help="Labeled dataset directory.")],
+    out: Annotated[Path | None, typer.Option("--out", help="Bench dir (default DATASET/bench).")]
+    = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    eval_size: Annotated[int | None, typer.Option(
+        "--eval-size", help="Target eval cases (overrides --eval-fraction).")] = None,
+    eval_fraction: Annotated[float, typer.Option(
+        "--eval-fraction", help="Target eval share of the kept pool (default 203/681).")]
+    = DEFAULT_EVAL_FRACTION,
+    max_tokens: Annotated[int, typer.Option(
+        "--max-tokens", help="Drop cases over this normalized token estimate.")]
+    = Limits.max_tokens,
+    max_steps: Annotated[int, typer.Option("--max-steps", help="Drop cases over this many steps.")]
+    = Limits.max_steps,
+) -> None:
+    """Filter the pool and split it task-disjoint into dev.txt / eval.txt with a manifest."""
+    ds = Dataset(dataset)
+    if not ds.cases_dir.is_dir():
+        raise _fail(f"{dataset} is not a dataset: {ds.cases_dir} does not exist")
+    target = out if out is not None else dataset / BENCH_DIR
+    try:
+        built = build_splits(ds, target, seed=seed, eval_size=eval_size,
+                             eval_fraction=eval_fraction,
+                             limits=Limits(max_tokens=max_tokens, max_steps=max_steps))
+    except SplitError as exc:
+        raise _fail(str(exc)) from exc
+    m = built.manifest
+    for name, c in m.splits.items():
+        _out.print(f"{name}: {c.n} cases, {c.tasks} tasks, {len(c.by_domain)} domains, "
+                   f"labels {c.by_label}", highlight=False)
+    _out.print(f"dropped {len(m.dropped)} cases, {len(m.dropped_tasks)} single-outcome tasks; "
+               f"written to {target}", highlight=False)
+
+
+@bench_app.command("gate")
+def gate_command(
+    dev: Annotated[Path, typer.Option("--dev", help="Bench dir with dev.txt and manifest.json.")],
+    size: Annotated[int, typer.Option("--size")] = 36,
+    n_fail: Annotated[int, typer.Option("--fail")] = 27,
+    n_pass: Annotated[int, typer.Option("--pass")] = 9,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    baseline: Annotated[Path | None, typer.Option(
+        "--baseline", help="A run dir of the baseline judge over the dev split.")] = None,
+    dataset: Annotated[Path | None, typer.Option(
+        "--dataset", help="Dataset dir (default: the one recorded in manifest.json).")] = None,
+) -> None:
+    """Draw the fixed gate (gate.txt, gate.json) from the dev split."""
+    manifest_path = dev / MANIFEST_FILE
+    if not manifest_path.is_file() or not (dev / "dev.txt").is_file():
+        raise _fail(f"{dev}: no dev.txt / {MANIFEST_FILE}; run `judge-runner bench build` first")
+    manifest = BenchManifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
+    ds = Dataset(dataset if dataset is not None else Path(manifest.dataset))
+    dev_ids = set(read_split(dev / "dev.txt"))
+    pool, _ = load_pool(ds, Limits(**manifest.limits))
+    dev_pool = [c for c in pool if c.case_id in dev_ids]
+    if len(dev_pool) != len(dev_ids):
+        missing = sorted(dev_ids - {c.case_id for c in dev_pool})
+        raise _fail(f"{len(missing)} dev case(s) not usable in {ds.root}: {', '.join(missing[:5])}")
+    try:
+        records = load_records(baseline) if baseline is not None else None
+        gate = build_gate(dev_pool, dev, size=size, n_fail=n_fail, n_pass=n_pass, seed=seed,
+                          baseline=records, baseline_name=str(baseline or ""))
+    except (SplitError, FileNotFoundError) as exc:
+        raise _fail(str(exc)) from exc
+    _out.print(f"gate: {gate.counts.n} cases ({gate.counts.by_label}), families covered "
+               f"{gate.families_covered}/{gate.families_in_pool}; written to {dev / GATE_FILE}",
+               highlight=False)
+    if gate.baseline is not None:
+        b = gate.baseline
+        _out.print(f"baseline accuracy {b.gate_accuracy:.3f} on the gate vs {b.full_accuracy:.3f} "
+                   f"on dev ({b.accuracy_diff:+.3f}); balanced accuracy "
+                   f"{b.gate_balanced_accuracy:.3f} vs {b.full_balanced_accuracy:.3f} "
+                   f"({b.balanced_accuracy_diff:+.3f})", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(bench_app)

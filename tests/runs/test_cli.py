@@ -1,0 +1,125 @@
+"""The real `judge-runner` CLI: eval output, resume after `kill -9`, compare."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from judge_runner.runs.store import STORE_FILE
+from tests.conftest import REPO
+from tests.runs.casebuild import mixed_specs, write_dataset
+
+FACTORY = "tests.runs.scripted_judge:make_judge"
+
+
+def _env(tmp_path: Path, latency: float) -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(REPO), "JR_TEST_LATENCY": str(latency),
+            "JR_TEST_CALLS_LOG": str(tmp_path / "calls.log"), "COLUMNS": "200"}
+
+
+def _cmd(*args: str) -> list[str]:
+    return [sys.executable, "-m", "judge_runner.cli", *args]
+
+
+def _eval(ds: Path, run_dir: Path, concurrency: int = 2) -> list[str]:
+    return _cmd("eval", str(ds), "--judge", FACTORY, "--run-dir", str(run_dir),
+                "--concurrency", str(concurrency), "--no-progress")
+
+
+def _stored(run_dir: Path) -> int:
+    if not (run_dir / STORE_FILE).exists():
+        return 0
+    db = sqlite3.connect(run_dir / STORE_FILE)
+    try:
+        return int(db.execute("SELECT count(*) FROM verdicts").fetchone()[0])
+    except sqlite3.OperationalError:  # tables not created yet
+        return 0
+    finally:
+        db.close()
+
+
+def test_eval_prints_table_and_report_path(tmp_path: Path) -> None:
+    ds = write_dataset(tmp_path / "ds", mixed_specs(6))
+    done = subprocess.run(_eval(ds, tmp_path / "run"), env=_env(tmp_path, 0.0), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "balanced accuracy" in done.stdout and "gate score G" in done.stdout
+    assert f"report: {tmp_path / 'run' / 'report.html'}" in done.stdout
+    for name in ("verdicts.jsonl", "metrics.json", "report.html", "report.md", "run.log.jsonl"):
+        assert (tmp_path / "run" / name).is_file(), name
+
+
+def test_eval_bad_input_is_a_clear_error(tmp_path: Path) -> None:
+    done = subprocess.run(_cmd("eval", str(tmp_path / "nope"), "--judge", "rules"),
+                          env=_env(tmp_path, 0.0), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "is not a dataset" in done.stderr
+    ds = write_dataset(tmp_path / "ds", mixed_specs(2))
+    done = subprocess.run(_cmd("eval", str(ds), "--judge", "nosuch"), env=_env(tmp_path, 0.0),
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "unknown judge 'nosuch'" in done.stderr
+
+
+@pytest.mark.slow
+def test_kill_9_then_rerun_judges_each_case_once(tmp_path: Path) -> None:
+    n, concurrency = 24, 2
+    ds = write_dataset(tmp_path / "ds", mixed_specs(n))
+    run_dir = tmp_path / "run"
+    env = _env(tmp_path, 0.3)
+    proc = subprocess.Popen(_eval(ds, run_dir, concurrency), env=env, cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while _stored(run_dir) < 6 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=10)
+    stored_at_kill = _stored(run_dir)
+    assert 6 <= stored_at_kill < n, "the kill must land mid-run"
+    assert not (run_dir / "metrics.json").exists()
+
+    rerun = subprocess.run(_eval(ds, run_dir, concurrency), env=env, cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)
+    assert rerun.returncode == 0, rerun.stderr
+    db = sqlite3.connect(run_dir / STORE_FILE)
+    rows = db.execute("SELECT case_id, attempts FROM verdicts").fetchall()
+    db.close()
+    assert sorted(r[0] for r in rows) == [f"case-{i:03d}" for i in range(n)]
+    assert {r[1] for r in rows} == {1}
+    calls = Counter((tmp_path / "calls.log").read_text().split())
+    assert set(calls) == {f"case-{i:03d}" for i in range(n)}
+    # only cases in flight at the kill were judged twice
+    assert sum(c - 1 for c in calls.values()) <= concurrency
+    summary = json.loads((run_dir / "metrics.json").read_text())
+    assert summary["n_resumed"] == stored_at_kill
+
+    clean = subprocess.run(_eval(ds, tmp_path / "clean", 4), env=_env(tmp_path, 0.0),
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert clean.returncode == 0, clean.stderr
+    clean_summary = json.loads((tmp_path / "clean" / "metrics.json").read_text())
+    assert summary["metrics"] == clean_summary["metrics"]
+    assert summary["metrics"]["n"] == n
+
+
+def test_compare_cli(tmp_path: Path) -> None:
+    ds = write_dataset(tmp_path / "ds", mixed_specs(6))
+    env = _env(tmp_path, 0.0)
+    assert subprocess.run(_eval(ds, tmp_path / "a"), env=env, capture_output=True,
+                          timeout=120).returncode == 0
+    (ds / "cases" / "case-002" / "artifacts" / "answer.txt").write_text("fail")
+    run_b = [*_eval(ds, tmp_path / "b"), "--model", "other"]
+    assert subprocess.run(run_b, env=env, capture_output=True, timeout=120).returncode == 0
+    done = subprocess.run(_cmd("compare", str(tmp_path / "a"), str(tmp_path / "b"), "--out",
+                               str(tmp_path / "cmp.json")), env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "mid-p" in done.stdout and "case-002" in done.stdout and "fixed" in done.stdout
+    data = json.loads((tmp_path / "cmp.json").read_text())
+    assert (data["test"]["b"], data["test"]["c"]) == (0, 1)
