@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge_runner.cases.models import Label as Outcome
+from judge_runner.checklist.models import Label
 
 PAIR_MARGIN = 0.10
 
@@ -205,3 +206,24 @@ def human_agreement(
             agree += 1.0
     return HumanAgreement(agreement=agree / used if used else None, n_pairs=used,
                           n_human_ties=ties, n_missing=missing)
+
+
+class PerturbRates(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    n: int  # re-scored judgments (errors excluded)
+    n_errors: int
+    share_no: float | None
+    share_no_or_abstain: float | None
+
+
+def perturbation_rates(afters: Sequence[Label | None]) -> PerturbRates:
+    """Share of perturbed Yes judgments that turned No (or No or Abstain); failed re-scores
+    (None) are counted apart and left out of the shares."""
+    done = [a for a in afters if a is not None]
+    n = len(done)
+    no = sum(a is Label.NO for a in done)
+    abstain = sum(a is Label.ABSTAIN for a in done)
+    return PerturbRates(n=n, n_errors=len(afters) - n,
+                        share_no=no / n if n else None,
+                        share_no_or_abstain=(no + abstain) / n if n else None)

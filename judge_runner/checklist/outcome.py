@@ -69,6 +69,9 @@ class CaseScore(BaseModel):
     perfect_with_endpoint: bool
     gated_credit: float | None
     stopped_at: str | None
+    # about the run, for matched-pair analyses; filled from case.json by the pipeline
+    with_skills: bool | None = None
+    agent_model: str | None = None
 
 
 class OutcomeError(ValueError):

@@ -1,0 +1,275 @@
+"""The checklist stages over many tasks and cases, and what each writes.
+
+synth → `<out>/<task>.json` (frozen checklist) or `<out>/<task>.errors.json`
+score → `<out>/run.json`, `judgments.jsonl` (raw, one CaseJudgments per case, errors included),
+        `scores.jsonl` (CaseScore after the outcome step, scored cases only)
+perturb → `<out>/perturbation.jsonl` (one PerturbRecord per perturbed judgment)
+
+A problem with one task or case (missing checklist, unreadable case, failed model call) is
+recorded for that task or case and the rest carry on. Output files are sorted by case id, so the
+same inputs give byte-identical files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict
+
+from judge_runner.cases.dataset import CasePackage, Dataset
+from judge_runner.checklist.evidence import ExecutionLog, load_log
+from judge_runner.checklist.models import (
+    CaseJudgments,
+    Checklist,
+    ChecklistLoadError,
+    EvidenceCite,
+    JudgmentSource,
+    Label,
+    checklist_path,
+    read_checklist,
+    write_checklist,
+)
+from judge_runner.checklist.outcome import CaseScore, OutcomeError, apply_outcome
+from judge_runner.checklist.score import ChecklistScorer
+from judge_runner.checklist.synth import SynthError, synthesize
+from judge_runner.checklist.tasks import TaskSourceError, load_task
+from judge_runner.log import get_logger
+from judge_runner.models.base import ModelClient, ModelError
+
+log = get_logger(__name__)
+
+RUN_FILE = "run.json"
+JUDGMENTS_FILE = "judgments.jsonl"
+SCORES_FILE = "scores.jsonl"
+PERTURBATION_FILE = "perturbation.jsonl"
+
+
+def _map[T, R](fn: Callable[[T], R], items: Sequence[T], workers: int) -> list[R]:
+    if workers <= 1 or len(items) <= 1:
+        return [fn(i) for i in items]
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(fn, items))
+
+
+def _write_jsonl(path: Path, rows: Iterable[BaseModel]) -> None:
+    path.write_text("".join(r.model_dump_json() + "\n" for r in rows), encoding="utf-8")
+
+
+def read_jsonl[M: BaseModel](path: Path, model: type[M]) -> list[M]:
+    """Rows of a JSONL file as `model`; [] when the file is absent."""
+    if not path.is_file():
+        return []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [model.model_validate_json(line) for line in lines if line.strip()]
+
+
+# --- synth ------------------------------------------------------------------------------------
+
+
+class SynthOutcome(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task_dir: str
+    task: str | None = None
+    checklist: str | None = None  # written file
+    content_hash: str | None = None
+    rounds: int = 0
+    error: str | None = None
+    failures: list[str] = []
+
+
+def synth_tasks(
+    task_dirs: Sequence[Path], rules: str, client: ModelClient, model: str, out_dir: Path,
+    *, max_rounds: int = 3, workers: int = 2,
+) -> list[SynthOutcome]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    def one(task_dir: Path) -> SynthOutcome:
+        try:
+            task = load_task(task_dir)
+        except TaskSourceError as exc:
+            return SynthOutcome(task_dir=str(task_dir), error=str(exc))
+        try:
+            result = synthesize(task, rules, client, model, max_rounds=max_rounds)
+        except SynthError as exc:
+            outcome = SynthOutcome(task_dir=str(task_dir), task=task.name, error=str(exc),
+                                   failures=[str(f) for f in exc.failures])
+            (out_dir / f"{task.name}.errors.json").write_text(
+                outcome.model_dump_json(indent=2) + "\n", encoding="utf-8")
+            return outcome
+        stale = out_dir / f"{task.name}.errors.json"
+        stale.unlink(missing_ok=True)
+        path = write_checklist(out_dir, result.checklist)
+        return SynthOutcome(task_dir=str(task_dir), task=task.name, checklist=str(path),
+                            content_hash=result.checklist.content_hash, rounds=result.rounds)
+
+    results = _map(one, list(task_dirs), workers)
+    for r in results:
+        if r.error:
+            log.warning("checklist.synth_failed", task_dir=r.task_dir, error=r.error)
+    return results
+
+
+# --- score ------------------------------------------------------------------------------------
+
+
+class ScoreRun(BaseModel):
+    """What a score directory was made from; lets `analyze` re-score for the perturbation check."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    dataset: str
+    checklists: str
+    judge_model: str | None  # None: offline (mechanical items only)
+    checklist_hashes: dict[str, str]  # task -> content hash used
+    n_cases: int
+    n_scored: int
+    n_errors: int
+
+
+def load_checklists(directory: Path, tasks: Iterable[str]) -> tuple[dict[str, Checklist],
+                                                                    dict[str, str]]:
+    """Checklists by task, and an error message for each task without a usable one."""
+    found: dict[str, Checklist] = {}
+    errors: dict[str, str] = {}
+    for task in sorted(set(tasks)):
+        path = checklist_path(directory, task)
+        if not path.is_file():
+            errors[task] = f"no checklist for task {task} in {directory}"
+            continue
+        try:
+            found[task] = read_checklist(path)
+        except ChecklistLoadError as exc:
+            errors[task] = str(exc)
+    return found, errors
+
+
+def score_dataset(
+    dataset: Dataset, checklists_dir: Path, scorer: ChecklistScorer, out_dir: Path,
+    *, workers: int = 4,
+) -> tuple[list[CaseJudgments], list[CaseScore]]:
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cases = dataset.cases()
+    tasks = {c.id: _task_of(c) for c in cases}
+    checklists, missing = load_checklists(checklists_dir, [t for t in tasks.values() if t])
+
+    def one(case: CasePackage) -> CaseJudgments:
+        task = tasks[case.root.name]
+        if task is None:
+            return CaseJudgments(case_id=case.root.name, task="?", checklist_hash="",
+                                 error=f"unreadable case package {case.root}")
+        checklist = checklists.get(task)
+        if checklist is None:
+            return CaseJudgments(case_id=case.id, task=task, checklist_hash="",
+                                 error=missing[task])
+        try:
+            execution = load_log(case)
+        except (OSError, ValueError) as exc:
+            return CaseJudgments(case_id=case.id, task=task,
+                                 checklist_hash=checklist.content_hash,
+                                 error=f"unreadable case package {case.root}: {exc}")
+        return scorer.score(execution, checklist)
+
+    judgments = _map(one, cases, workers)
+    labels = dataset.labels()
+    scores: list[CaseScore] = []
+    for cj, case in zip(judgments, cases, strict=True):
+        if cj.error is not None:
+            log.warning("checklist.case_error", case=cj.case_id, error=cj.error)
+            continue
+        label = labels.get(cj.case_id)
+        try:
+            score = apply_outcome(checklists[cj.task], cj.judgments,
+                                  label.label if label else None, case_id=cj.case_id)
+        except OutcomeError as exc:
+            log.warning("checklist.case_error", case=cj.case_id, error=str(exc))
+            continue
+        scores.append(score.model_copy(update={"with_skills": case.meta.with_skills,
+                                               "agent_model": case.meta.source.model}))
+    _write_jsonl(out_dir / JUDGMENTS_FILE, judgments)
+    _write_jsonl(out_dir / SCORES_FILE, scores)
+    run = ScoreRun(
+        dataset=str(dataset.root), checklists=str(checklists_dir),
+        judge_model=scorer.model if scorer.client is not None else None,
+        checklist_hashes={t: c.content_hash for t, c in sorted(checklists.items())},
+        n_cases=len(cases), n_scored=len(scores),
+        n_errors=sum(1 for j in judgments if j.error is not None),
+    )
+    (out_dir / RUN_FILE).write_text(run.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return judgments, scores
+
+
+def _task_of(case: CasePackage) -> str | None:
+    try:
+        return case.meta.task
+    except (OSError, ValueError):
+        return None
+
+
+# --- perturbation -----------------------------------------------------------------------------
+
+
+class PerturbRecord(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    case_id: str
+    item_id: str
+    source: str  # code | model
+    cite: EvidenceCite
+    old: str
+    new: str
+    before: Label
+    after: Label | None  # None when re-scoring failed
+    error: str | None = None
+
+
+def perturbation_check(
+    dataset: Dataset, checklists_dir: Path, judgments: Sequence[CaseJudgments],
+    scorer: ChecklistScorer, out_dir: Path, *, limit: int = 200, workers: int = 4,
+) -> list[PerturbRecord]:
+    """For each Yes judgment backed by a verified citation holding a number (in case order, up to
+    `limit`), change that number to a plausible wrong one in the log and judge the item again.
+
+    Judgments that a run could not re-score (offline run, model item) are skipped, not counted."""
+    tasks = {j.task for j in judgments if j.error is None}
+    checklists, _ = load_checklists(checklists_dir, tasks)
+    jobs: list[tuple[ExecutionLog, Checklist, str, EvidenceCite]] = []
+    for cj in sorted(judgments, key=lambda j: j.case_id):
+        checklist = checklists.get(cj.task)
+        if cj.error is not None or checklist is None:
+            continue
+        execution = load_log(dataset.case(cj.case_id))
+        for j in cj.judgments:
+            if j.label is not Label.YES or len(jobs) >= limit:
+                continue
+            if j.source is JudgmentSource.MODEL and scorer.client is None:
+                continue
+            cite = next((c for c in j.evidence if c.verified and execution.perturbed(c)), None)
+            if cite is not None:
+                jobs.append((execution, checklist, j.item_id, cite))
+
+    def one(job: tuple[ExecutionLog, Checklist, str, EvidenceCite]) -> PerturbRecord:
+        execution, checklist, item_id, cite = job
+        changed = execution.perturbed(cite)
+        assert changed is not None  # selected above
+        new_log, old, new = changed
+        item = checklist.item(item_id)
+        source = "code" if item.check is not None else "model"
+        base = {"case_id": execution.case_id, "item_id": item_id, "source": source,
+                "cite": cite, "old": old, "new": new, "before": Label.YES}
+        try:
+            after = scorer.rescore(new_log, item)
+        except ModelError as exc:  # a failed re-score is recorded, never counted as a flip
+            return PerturbRecord(**base, after=None, error=str(exc))
+        return PerturbRecord(**base, after=after.label)
+
+    records = _map(one, jobs, workers)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    _write_jsonl(out_dir / PERTURBATION_FILE, records)
+    return records
+
+
+def read_run(score_dir: Path) -> ScoreRun:
+    return ScoreRun.model_validate_json((score_dir / RUN_FILE).read_text(encoding="utf-8"))

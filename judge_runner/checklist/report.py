@@ -1,0 +1,177 @@
+"""The checklist analysis of one score directory: `analysis.json` and a self-contained HTML page.
+
+AUCs are given for several scores so the outcome step's share of the separation is visible:
+`raw_credit` uses the judgments alone (no outcome applied), `partial_credit` and `gated_credit`
+include the outcome step, which by construction moves them toward the label.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import jinja2
+from pydantic import BaseModel, ConfigDict
+
+from judge_runner.cases.models import Label as Outcome
+from judge_runner.checklist.analyze import (
+    AucResult,
+    HumanAgreement,
+    HumanPreference,
+    PairAnalysis,
+    PairRun,
+    PerturbRates,
+    auc,
+    human_agreement,
+    pair_analysis,
+    perturbation_rates,
+)
+from judge_runner.checklist.models import CaseJudgments
+from judge_runner.checklist.outcome import CaseScore
+from judge_runner.checklist.pipeline import (
+    JUDGMENTS_FILE,
+    PERTURBATION_FILE,
+    SCORES_FILE,
+    PerturbRecord,
+    read_jsonl,
+)
+
+ANALYSIS_FILE = "analysis.json"
+REPORT_FILE = "checklist_report.html"
+_SCORE_FIELDS = ("raw_credit", "partial_credit", "weighted_credit", "gated_credit")
+
+
+class TaskSummary(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task: str
+    n: int
+    mean_credit_pass: float | None
+    mean_credit_fail: float | None
+    mean_coverage: float
+    stopped_at: dict[str, int]  # first failed item -> runs stopping there
+
+
+class ChecklistAnalysis(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    n_cases: int
+    n_scored: int
+    n_errors: int
+    errors: dict[str, str]  # case id -> reason
+    auc: dict[str, AucResult]
+    perfect_agrees_with_outcome: dict[str, float | None]  # with / without endpoint
+    mean_coverage: float | None
+    pairs: PairAnalysis
+    perturbation: dict[str, PerturbRates]  # "all", "code", "model"
+    human: HumanAgreement | None
+    tasks: list[TaskSummary]
+
+
+def _mean(values: list[float]) -> float | None:
+    return statistics.fmean(values) if values else None
+
+
+def build_analysis(
+    scores: list[CaseScore], judgments: list[CaseJudgments], perturb: list[PerturbRecord],
+    preferences: list[HumanPreference] | None,
+) -> ChecklistAnalysis:
+    labelled = [s for s in scores if s.outcome is not None]
+    aucs = {f: auc([(getattr(s, f), s.outcome) for s in labelled if s.outcome])
+            for f in _SCORE_FIELDS}
+    runs = [PairRun(case_id=s.case_id, task=s.task, model=s.agent_model,
+                    with_skills=bool(s.with_skills), outcome=s.outcome,
+                    score=s.partial_credit)
+            for s in labelled if s.outcome is not None and s.with_skills is not None]
+    perfect = {
+        "with_endpoint": _mean([float(s.perfect_with_endpoint == (s.outcome is Outcome.PASS))
+                                for s in labelled]),
+        "without_endpoint": _mean([float(s.perfect == (s.outcome is Outcome.PASS))
+                                   for s in labelled]),
+    }
+    rates = {"all": perturbation_rates([r.after for r in perturb])}
+    for source in ("code", "model"):
+        rates[source] = perturbation_rates([r.after for r in perturb if r.source == source])
+    human = None
+    if preferences is not None:
+        human = human_agreement(preferences, {s.case_id: s.partial_credit for s in scores})
+    errors = {j.case_id: j.error for j in judgments if j.error is not None}
+    return ChecklistAnalysis(
+        n_cases=len(judgments), n_scored=len(scores), n_errors=len(errors), errors=errors,
+        auc=aucs, perfect_agrees_with_outcome=perfect,
+        mean_coverage=_mean([s.coverage for s in scores]),
+        pairs=pair_analysis(runs), perturbation=rates, human=human,
+        tasks=_task_summaries(scores),
+    )
+
+
+def _task_summaries(scores: list[CaseScore]) -> list[TaskSummary]:
+    by_task: dict[str, list[CaseScore]] = defaultdict(list)
+    for s in scores:
+        by_task[s.task].append(s)
+    out = []
+    for task in sorted(by_task):
+        rows = by_task[task]
+
+        def credit(outcome: Outcome, rows: list[CaseScore] = rows) -> float | None:
+            return _mean([s.partial_credit for s in rows
+                          if s.outcome is outcome and s.partial_credit is not None])
+
+        stops = Counter(s.stopped_at for s in rows if s.stopped_at is not None)
+        out.append(TaskSummary(task=task, n=len(rows), mean_credit_pass=credit(Outcome.PASS),
+                               mean_credit_fail=credit(Outcome.FAIL),
+                               mean_coverage=statistics.fmean(s.coverage for s in rows),
+                               stopped_at=dict(sorted(stops.items()))))
+    return out
+
+
+def read_preferences(path: Path) -> list[HumanPreference]:
+    """Human preference pairs, one JSON object per line. Raises ValueError naming the line."""
+    prefs = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            prefs.append(HumanPreference.model_validate_json(line))
+        except ValueError as exc:
+            raise ValueError(f"{path}:{n}: not a preference pair: {exc}") from exc
+    return prefs
+
+
+def analyze_dir(score_dir: Path, preferences: Path | None = None) -> ChecklistAnalysis:
+    """Analyse a score directory, write analysis.json and the HTML page next to the scores."""
+    scores = read_jsonl(score_dir / SCORES_FILE, CaseScore)
+    judgments = read_jsonl(score_dir / JUDGMENTS_FILE, CaseJudgments)
+    perturb = read_jsonl(score_dir / PERTURBATION_FILE, PerturbRecord)
+    prefs = read_preferences(preferences) if preferences is not None else None
+    analysis = build_analysis(scores, judgments, perturb, prefs)
+    (score_dir / ANALYSIS_FILE).write_text(analysis.model_dump_json(indent=2) + "\n",
+                                           encoding="utf-8")
+    (score_dir / REPORT_FILE).write_text(render_html(analysis, scores), encoding="utf-8")
+    return analysis
+
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("judge_runner.checklist", "templates"),
+    autoescape=jinja2.select_autoescape(["html", "j2"]),
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+)
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+_ENV.filters["fmt"] = _fmt
+
+
+def render_section(analysis: ChecklistAnalysis, scores: list[CaseScore]) -> str:
+    """The checklist section alone (an HTML fragment), for embedding in a larger report."""
+    return _ENV.get_template("section.html.j2").render(a=analysis, scores=scores)
+
+
+def render_html(analysis: ChecklistAnalysis, scores: list[CaseScore]) -> str:
+    return _ENV.get_template("page.html.j2").render(
+        section=render_section(analysis, scores))
