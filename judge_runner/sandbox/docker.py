@@ -175,7 +175,7 @@ class DockerSandbox:
         try:
             self._api.remove_container(ref, force=True, v=True)
         except docker_errors.NotFound:
-            pass
+            return
         except Exception as exc:
             log.warning("sandbox.remove_failed", container=ref, error=str(exc))
 

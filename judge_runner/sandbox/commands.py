@@ -1,0 +1,89 @@
+"""`judge-runner sandbox ...`: prune leftovers, show status, run a command in a case sandbox."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from judge_runner.sandbox import engine
+from judge_runner.sandbox.base import SandboxError
+from judge_runner.sandbox.limits import SandboxLimits
+from judge_runner.sandbox.prune import list_sandboxes, prune
+from judge_runner.sandbox.select import KINDS, open_sandbox, resolve_kind
+
+sandbox_app = typer.Typer(help="Judge sandboxes: status, cleanup, manual commands.",
+                          no_args_is_help=True)
+
+
+def _client_or_exit() -> object:
+    try:
+        return engine.connect(timeout=10)
+    except SandboxError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+@sandbox_app.command("prune")
+def prune_command(
+    all_: Annotated[bool, typer.Option("--all", help="Also remove containers of live runs.")]
+    = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="List, do not remove.")] = False,
+) -> None:
+    """Remove sandbox containers left by runs that crashed or were killed."""
+    client = _client_or_exit()
+    removed = prune(client, everything=all_, dry_run=dry_run)
+    verb = "would remove" if dry_run else "removed"
+    for leftover in removed:
+        typer.echo(f"{verb} {leftover.name} (case {leftover.case}, owner pid "
+                   f"{leftover.owner_pid} on {leftover.owner_host}, {leftover.status})")
+    typer.echo(f"{verb} {len(removed)} container(s)")
+
+
+@sandbox_app.command("status")
+def status_command() -> None:
+    """Which sandbox `auto` picks here, whether the judge image exists, live sandboxes."""
+    kind = resolve_kind("auto")
+    typer.echo(f"auto sandbox: {kind}")
+    if kind != "docker":
+        typer.echo("no Docker engine answers: the local sandbox (no isolation) would be used")
+        return
+    client = engine.connect()
+    image = engine.default_image()
+    try:
+        image_id = client.api.inspect_image(image)["Id"]
+        typer.echo(f"image: {image} ({image_id[:19]})")
+    except engine.errors().ImageNotFound:
+        typer.echo(f"image: {image} MISSING (run scripts/build-images)")
+    for box in list_sandboxes(client):
+        state = "live run" if box.owner_alive else "leftover"
+        typer.echo(f"{box.name}\t{box.case}\t{box.status}\t{state}")
+
+
+@sandbox_app.command("exec")
+def exec_command(
+    case_dir: Annotated[Path, typer.Argument(help="A case package directory (cases/<id>).")],
+    command: Annotated[str, typer.Argument(help="Shell command, run with bash in /case.")],
+    sandbox: Annotated[str, typer.Option("--sandbox", help=f"One of {', '.join(KINDS)}.")]
+    = "auto",
+    timeout: Annotated[float, typer.Option("--timeout", help="Seconds.")] = 60.0,
+) -> None:
+    """Run one command in a fresh sandbox for a case, print its output, exit with its status."""
+    try:
+        with open_sandbox(sandbox, case_dir, limits=SandboxLimits(exec_timeout=timeout)) as box:
+            result = box.exec(command)
+    except SandboxError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    sys.stdout.write(result.stdout)
+    sys.stderr.write(result.stderr)
+    if result.timed_out:
+        typer.echo(f"[timed out after {timeout} s]", err=True)
+        raise typer.Exit(124)
+    raise typer.Exit(result.exit_code or 0)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(sandbox_app, name="sandbox")
