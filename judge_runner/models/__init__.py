@@ -5,6 +5,7 @@
     response = case_client.complete(ModelRequest(model=..., system=system_blocks([...]), ...))
 """
 
+from judge_runner.models.accounting import RunUsage, run_usage, transcript_usage
 from judge_runner.models.anthropic_client import AnthropicClient, ModelCallError
 from judge_runner.models.base import ModelClient, ModelError, ModelRequest, ModelResponse, Usage
 from judge_runner.models.caching import (
@@ -41,12 +42,15 @@ __all__ = [
     "ReplayError",
     "ReplayMissError",
     "RetryPolicy",
+    "RunUsage",
     "TranscriptEntry",
     "Usage",
     "cacheable_prefix",
     "make_client",
     "price_table",
     "request_key",
+    "run_usage",
     "system_blocks",
+    "transcript_usage",
     "with_conversation_breakpoint",
 ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from typing import Any
 from urllib.parse import urlparse
 
@@ -101,6 +102,8 @@ class AnthropicClient:
         self.timeout_s = timeout_s
         self.retry = retry or RetryPolicy()
         self.prices = prices if prices is not None else price_table()
+        self._lock = threading.Lock()
+        self._no_temperature: set[str] = set()  # models that answered 400 to a temperature
         self._sdk = anthropic.Anthropic(api_key=self._api_key, base_url=self.base_url,
                                         max_retries=0, timeout=timeout_s)
 
@@ -110,10 +113,31 @@ class AnthropicClient:
     def complete(self, request: ModelRequest) -> ModelResponse:
         """One Messages call with retries.
 
+        Temperature (0 by default) is sent unless the model has rejected it: newer models accept
+        no sampling parameters, and a 400 that names `temperature` makes this client log it once
+        and resend without one, for this and every later call to that model.
+
         Raises ModelCallError when a non-retryable error occurs, when retries are exhausted, or
         when the server's 200 answer is not a Messages response (not retried: a server that
         answers garbage once is assumed to keep doing so).
         """
+        with self._lock:
+            send_temperature = request.model not in self._no_temperature
+        try:
+            return self._complete(request, send_temperature)
+        except ModelCallError as err:
+            if not (send_temperature and err.status == 400 and "temperature" in str(err)):
+                raise
+            with self._lock:
+                self._no_temperature.add(request.model)
+            log.warning("model rejects a temperature; its requests go without one from now on",
+                        model=request.model)
+            response = self._complete(request, send_temperature=False)
+            usage = response.usage.model_copy(update={"retries": response.usage.retries
+                                                      + err.attempts})
+            return response.model_copy(update={"usage": usage})
+
+    def _complete(self, request: ModelRequest, send_temperature: bool) -> ModelResponse:
         retrying = Retrying(
             stop=stop_after_attempt(self.retry.max_attempts),
             wait=self._wait,
@@ -126,21 +150,22 @@ class AnthropicClient:
             for attempt in retrying:
                 with attempt:
                     attempts = attempt.retry_state.attempt_number
-                    body = self._send(request)
+                    body = self._send(request, send_temperature)
         except anthropic.APIError as err:
             raise self._failure(err, attempts) from None
         return self._to_response(request, self._parse_json(body, attempts), attempts)
 
     # --- internals -------------------------------------------------------------------------
-    def _send(self, request: ModelRequest) -> str:
+    def _send(self, request: ModelRequest, send_temperature: bool) -> str:
         """One attempt; returns the 200 body. SDK errors propagate to the retry loop."""
         kwargs: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens,
             "messages": request.messages,
-            # SDK 1.x dropped sampling kwargs from its signature; the API still takes them.
-            "extra_body": {"temperature": request.temperature},
         }
+        if send_temperature:
+            # SDK 1.x dropped sampling kwargs from its signature; the API still takes them.
+            kwargs["extra_body"] = {"temperature": request.temperature}
         if request.system:
             kwargs["system"] = request.system
         if request.tools:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import tomllib
 from importlib import resources
@@ -23,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from judge_runner.log import get_logger
 
 PRICES_ENV = "JUDGE_RUNNER_PRICES"
+_SNAPSHOT = re.compile(r"-(\d{8}|latest)$")
 _MTOK = 1_000_000
 
 log = get_logger(__name__)
@@ -49,11 +51,13 @@ class PriceTable(BaseModel):
     models: dict[str, ModelPrice] = Field(default_factory=dict)
 
     def lookup(self, model: str) -> ModelPrice | None:
-        """Exact name first, else the longest entry that prefixes `model`; None if unpriced."""
+        """The entry for `model`, or for its base name when `model` is a dated snapshot
+        ("<name>-20250929") or "<name>-latest"; None if unpriced. No looser matching: a new
+        model must not silently inherit an older model's price."""
         if model in self.models:
             return self.models[model]
-        prefixes = [name for name in self.models if model.startswith(name)]
-        return self.models[max(prefixes, key=len)] if prefixes else None
+        snapshot = _SNAPSHOT.search(model)
+        return self.models.get(model[: snapshot.start()]) if snapshot else None
 
     def cost(self, model: str, *, input_tokens: int, cache_creation_input_tokens: int,
              cache_read_input_tokens: int, output_tokens: int) -> float:

@@ -68,15 +68,19 @@ def _scrub(line: str) -> str:
 
 
 class RecordingClient:
-    """Records every call of `inner` to `path` (appending); thread-safe.
+    """Records every call of `inner` to `path`; thread-safe.
 
-    `usage` is the sum over the calls made through this wrapper, i.e. per case when each case
-    gets its own RecordingClient. Errors are recorded and re-raised unchanged.
+    A transcript holds one judging session: an existing file at `path` is replaced (a re-judged
+    case must not replay answers from its previous attempt) unless `append` is set, for several
+    clients sharing one file. `usage` is the sum over the calls made through this wrapper, i.e.
+    per case when each case gets its own RecordingClient. Errors are recorded and re-raised.
     """
 
-    def __init__(self, inner: ModelClient, path: Path) -> None:
+    def __init__(self, inner: ModelClient, path: Path, *, append: bool = False) -> None:
         self.inner = inner
         self.path = path
+        if not append:
+            path.unlink(missing_ok=True)
         self._lock = threading.Lock()
         self._seq = 0
         self._usage = Usage()

@@ -243,3 +243,26 @@ def test_local_server_without_key_gets_a_dummy(fake_api: FakeMessagesServer,
     make_client(base_url=fake_api.base_url).complete(request())
 
     assert fake_api.requests[0].headers["authorization"] == "Bearer local-server-no-key"
+
+
+def test_model_that_rejects_temperature_is_asked_without_one(
+        fake_api: FakeMessagesServer) -> None:
+    fake_api.push(http_error(400, message="temperature is deprecated for this model"),
+                  reply(text("first")), reply(text("second")))
+    model = client(fake_api)
+
+    first = model.complete(request("one"))
+    second = model.complete(request("two"))
+
+    sent = fake_api.bodies
+    assert "temperature" in sent[0]
+    assert "temperature" not in sent[1] and "temperature" not in sent[2]
+    assert first.content == [text("first")] and first.usage.retries == 1
+    assert second.content == [text("second")] and second.usage.retries == 0
+
+
+def test_other_bad_requests_are_not_resent(fake_api: FakeMessagesServer) -> None:
+    fake_api.push(http_error(400, message="messages: field required"), reply(text("no")))
+    with pytest.raises(ModelCallError):
+        client(fake_api).complete(request())
+    assert len(fake_api.requests) == 1
