@@ -15,8 +15,15 @@ from judge_runner.judges.base import Judge
 from judge_runner.judges.registry import JudgeOptions, UnknownJudgeError, build_judge
 from judge_runner.runs.compare import Comparison, compare_records
 from judge_runner.runs.records import load_records
-from judge_runner.runs.report import HTML_FILE, metrics_table
+from judge_runner.runs.report import (
+    HTML_FILE,
+    metrics_table,
+    render_selection_html,
+    render_selection_markdown,
+    selection_table,
+)
 from judge_runner.runs.runner import MissingCasesError, RunResult, run_eval
+from judge_runner.runs.select import select
 from judge_runner.runs.store import ConfigMismatchError, config_hash
 from judge_runner.splits.manifest import BENCH_DIR, read_split
 
@@ -165,7 +172,30 @@ def print_comparison(c: Comparison) -> None:
     _stdout.print(changed)
 
 
+def select_command(
+    runs: Annotated[list[Path], typer.Argument(help="Run directories over the same pool.")],
+    n_max: Annotated[int, typer.Option("--n-max", min=1)] = 10,
+    repeats: Annotated[int, typer.Option("--repeats", min=1)] = 8,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    out: Annotated[Path, typer.Option("--out", help="Where select.{json,html,md} go.")]
+    = Path("select"),
+) -> None:
+    """Best-of-n rollout selection: Success@n per run, with oracle and random references."""
+    try:
+        named = {str(r): load_records(r) for r in runs}
+        result = select(named, n_max=n_max, repeats=repeats, seed=seed)
+    except (FileNotFoundError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "select.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    (out / "select.html").write_text(render_selection_html(result), encoding="utf-8")
+    (out / "select.md").write_text(render_selection_markdown(result), encoding="utf-8")
+    _stdout.print(selection_table(result))
+    _stdout.print(f"report: {out / 'select.html'}", highlight=False, soft_wrap=True)
+
+
 def register(app: typer.Typer) -> None:
     app.command("eval")(eval_command)
     app.command("compare")(compare_command)
+    app.command("select")(select_command)
 

@@ -18,8 +18,9 @@ from rich.table import Table
 from judge_runner.judges.base import Decision
 from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE
 from judge_runner.runs.metrics import Metrics
-from judge_runner.runs.plots import bar_chart, histogram
+from judge_runner.runs.plots import bar_chart, histogram, line_chart
 from judge_runner.runs.records import CASES_OUT, CaseRecord, RunSummary
+from judge_runner.runs.select import SelectionResult
 
 HTML_FILE = "report.html"
 MD_FILE = "report.md"
@@ -179,3 +180,36 @@ def write_reports(run_dir: Path, summary: RunSummary, records: list[CaseRecord])
     html_path.write_text(render_html(run_dir, summary, records), encoding="utf-8")
     (run_dir / MD_FILE).write_text(render_markdown(summary, records), encoding="utf-8")
     return html_path
+
+
+def render_selection_html(result: SelectionResult) -> str:
+    env = environment()
+    plot = line_chart([(c.selector, [(n + 1.0, v) for n, v in enumerate(c.sampled)])
+                       for c in result.curves], x_label="n (trajectories per task)",
+                      y_label="Success@n")
+    return env.get_template("select.html.j2").render(
+        r=result, css=Markup(env.get_template("base.css.j2").render()), plot=Markup(plot),
+        ns=list(range(1, result.n_max + 1)))
+
+
+def render_selection_markdown(result: SelectionResult) -> str:
+    ns = range(1, result.n_max + 1)
+    lines = ["# Success@n", "",
+             f"{result.tasks} tasks, {result.trajectories} trajectories, {result.repeats} "
+             f"paired repeats, seed {result.seed}; exact expectation in parentheses.", "",
+             "| selector | " + " | ".join(f"n={n}" for n in ns) + " |",
+             "|---|" + "---:|" * result.n_max]
+    lines += ["| " + c.selector + " | "
+              + " | ".join(f"{s:.3f} ({e:.3f})" for s, e in zip(c.sampled, c.expected, strict=True))
+              + " |" for c in result.curves]
+    return "\n".join(lines) + "\n"
+
+
+def selection_table(result: SelectionResult) -> Table:
+    table = Table(title="Success@n (sampled)", title_justify="left")
+    table.add_column("selector")
+    for n in range(1, result.n_max + 1):
+        table.add_column(f"n={n}", justify="right")
+    for c in result.curves:
+        table.add_row(c.selector, *(f"{v:.3f}" for v in c.sampled))
+    return table

@@ -123,3 +123,18 @@ def test_compare_cli(tmp_path: Path) -> None:
     assert "mid-p" in done.stdout and "case-002" in done.stdout and "fixed" in done.stdout
     data = json.loads((tmp_path / "cmp.json").read_text())
     assert (data["test"]["b"], data["test"]["c"]) == (0, 1)
+
+
+def test_select_cli(tmp_path: Path) -> None:
+    ds = write_dataset(tmp_path / "ds", mixed_specs(12))
+    env = _env(tmp_path, 0.0)
+    assert subprocess.run(_eval(ds, tmp_path / "a"), env=env, capture_output=True,
+                          timeout=120).returncode == 0
+    done = subprocess.run(_cmd("select", str(tmp_path / "a"), "--n-max", "3", "--repeats", "4",
+                               "--out", str(tmp_path / "sel")), env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "oracle" in done.stdout and "random" in done.stdout
+    data = json.loads((tmp_path / "sel" / "select.json").read_text())
+    assert [c["selector"] for c in data["curves"]] == [str(tmp_path / "a"), "oracle", "random"]
+    assert "<polyline" in (tmp_path / "sel" / "select.html").read_text()

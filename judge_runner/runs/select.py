@@ -1,0 +1,147 @@
+"""Best-of-n rollout selection (Success@n) from judged runs.
+
+Protocol, per selector (each run, plus an oracle and a random reference):
+for every task, budget n = 1..n_max and repeat r = 1..R, sample min(n, pool) of the task's
+trajectories without replacement, pick one uniformly among those the judge predicted pass, and
+score the pick with its hidden label. When no sampled trajectory is predicted pass (the judge
+rejects all of them, errs or abstains), the pick is uniform among all sampled ones: the judge gave
+no signal, so selection falls back to chance rather than to a forced failure.
+Success@n = mean over repeats of the macro-average over tasks.
+
+Samples are paired: for a given (task, n, repeat) every selector sees the same trajectories, so
+differences between curves come from the judges, not from sampling noise. Only cases labeled and
+present in every run take part. The oracle picks a pass whenever the sample holds one; the random
+selector is the fallback rule applied always.
+
+`expected_success` gives the exact expectation over all samples (no sampling noise), reported
+next to the sampled figures.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import defaultdict
+from collections.abc import Sequence
+from math import comb
+
+from pydantic import BaseModel, ConfigDict
+
+from judge_runner.cases.models import Label
+from judge_runner.judges.base import Decision
+from judge_runner.runs.records import CaseRecord
+
+ORACLE = "oracle"
+RANDOM = "random"
+
+
+class Trajectory(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    case_id: str
+    passed: bool  # hidden label
+    predicted: dict[str, bool]  # selector name -> predicted pass
+
+
+class Curve(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    selector: str
+    sampled: list[float]  # index n-1 → Success@n over the repeats
+    expected: list[float]  # exact expectation
+
+
+class SelectionResult(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    n_max: int
+    repeats: int
+    seed: int
+    tasks: int
+    trajectories: int
+    curves: list[Curve]
+
+
+def build_pools(runs: dict[str, list[CaseRecord]]) -> dict[str, list[Trajectory]]:
+    """Per-task pools of the labeled cases present in every run (sorted, deterministic)."""
+    by_run = {name: {r.case_id: r for r in recs} for name, recs in runs.items()}
+    shared = set.intersection(*(set(v) for v in by_run.values())) if by_run else set()
+    first = next(iter(by_run.values()), {})
+    pools: dict[str, list[Trajectory]] = defaultdict(list)
+    for case_id in sorted(shared):
+        record = first[case_id]
+        if record.label is None:
+            continue
+        predicted = {name: recs[case_id].decision is Decision.PASS
+                     for name, recs in by_run.items()}
+        predicted[ORACLE] = record.label is Label.PASS
+        predicted[RANDOM] = False
+        pools[record.task or "unknown"].append(Trajectory(
+            case_id=case_id, passed=record.label is Label.PASS, predicted=predicted))
+    return dict(sorted(pools.items()))
+
+
+def pick(sample: Sequence[Trajectory], selector: str, rng: random.Random) -> Trajectory:
+    chosen = [t for t in sample if t.predicted[selector]]
+    return rng.choice(chosen or list(sample))
+
+
+def sampled_success(
+    pools: dict[str, list[Trajectory]], selectors: Sequence[str], n_max: int, repeats: int,
+    seed: int,
+) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {s: [] for s in selectors}
+    for n in range(1, n_max + 1):
+        totals = dict.fromkeys(selectors, 0.0)
+        for r in range(repeats):
+            per_task = dict.fromkeys(selectors, 0.0)
+            for t_index, (_, pool) in enumerate(pools.items()):
+                sample_rng = random.Random(f"{seed}:{r}:{n}:{t_index}")
+                sample = sample_rng.sample(pool, min(n, len(pool)))
+                for s in selectors:
+                    pick_rng = random.Random(f"{seed}:{r}:{n}:{t_index}:pick")
+                    per_task[s] += pick(sample, s, pick_rng).passed
+            for s in selectors:
+                totals[s] += per_task[s] / len(pools)
+        for s in selectors:
+            out[s].append(totals[s] / repeats)
+    return out
+
+
+def expected_task_success(pool: Sequence[Trajectory], selector: str, n: int) -> float:
+    """Exact expected success of one pick from a uniform sample of min(n, |pool|) trajectories."""
+    a = sum(1 for t in pool if t.predicted[selector] and t.passed)
+    b = sum(1 for t in pool if t.predicted[selector] and not t.passed)
+    c = sum(1 for t in pool if not t.predicted[selector] and t.passed)
+    d = len(pool) - a - b - c
+    n = min(n, len(pool))
+    total = comb(len(pool), n)
+    value = 0.0
+    for i in range(min(a, n) + 1):
+        for j in range(min(b, n - i) + 1):
+            for k in range(min(c, n - i - j) + 1):
+                m = n - i - j - k
+                if m > d:
+                    continue
+                weight = comb(a, i) * comb(b, j) * comb(c, k) * comb(d, m)
+                success = i / (i + j) if i + j else k / n
+                value += weight * success
+    return value / total
+
+
+def select(
+    runs: dict[str, list[CaseRecord]], n_max: int = 10, repeats: int = 8, seed: int = 0
+) -> SelectionResult:
+    """Success@n curves for every run and the two references. ValueError when nothing is shared."""
+    if n_max < 1 or repeats < 1:
+        raise ValueError("--n-max and --repeats must be at least 1")
+    pools = build_pools(runs)
+    if not pools:
+        raise ValueError("the runs share no labeled case: Success@n needs hidden labels")
+    selectors = [*runs, ORACLE, RANDOM]
+    sampled = sampled_success(pools, selectors, n_max, repeats, seed)
+    curves = [Curve(selector=s, sampled=sampled[s],
+                    expected=[sum(expected_task_success(p, s, n) for p in pools.values())
+                              / len(pools) for n in range(1, n_max + 1)])
+              for s in selectors]
+    return SelectionResult(n_max=n_max, repeats=repeats, seed=seed, tasks=len(pools),
+                           trajectories=sum(len(p) for p in pools.values()), curves=curves)
