@@ -1,0 +1,111 @@
+"""A small dataset of four runs of the helpers task, built from the case package models.
+
+Runs (with/without skills, official outcome):
+  a-without, b-with: correct summary.json and summary.csv, trace shows the write.
+  c-without: wrong values, no CSV, a crash in the trace, and a final report that claims
+             files the trace never wrote.
+  d-with: right day count and CSV, wrong mean_temp.
+Verifier evidence with a marker string sits in evidence/ (outside cases/), as the real layout.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from judge_runner.cases.models import (
+    ArtifactProvenance,
+    ArtifactRecord,
+    CaseMeta,
+    CaseStats,
+    Label,
+    LabelRecord,
+    Source,
+    Step,
+    StepKind,
+    Termination,
+    TerminationStatus,
+    Trajectory,
+)
+from tests.checklist.helpers import INSTRUCTION
+
+TASK = "sensor-summary"
+EVIDENCE_MARKER = "VERIFIER-EVIDENCE-7f3a"
+GOOD_JSON = '{"days": 3, "mean_temp": 21.5}\n'
+CSV = "day,temp\n1,20.5\n2,21.5\n3,22.5\n"
+CLAIM = "Wrote /root/out/summary.json and /root/out/summary.csv; mean_temp is 21.5."
+
+
+def _steps(ok: bool) -> list[Step]:
+    first = Step(index=0, kind=StepKind.TOOL_CALL, tool="Bash",
+                 arguments={"command": "head /root/data/readings.csv"},
+                 output="day,hour,temp\n1,0,20.1\n1,1,20.9")
+    if ok:
+        second = Step(index=1, kind=StepKind.TOOL_CALL, tool="Bash",
+                      arguments={"command": "python summarize.py"},
+                      output="wrote 3 rows to /root/out/summary.csv", exit_code=0)
+    else:
+        second = Step(index=1, kind=StepKind.TOOL_CALL, tool="Bash",
+                      arguments={"command": "python summarize.py"},
+                      output="Traceback (most recent call last): KeyError: 'temp'",
+                      is_error=True, exit_code=1)
+    return [first, second]
+
+
+RUNS = {
+    # case id: (with_skills, label, summary.json text, csv text or None, trace ok)
+    "a-without": (False, Label.PASS, GOOD_JSON, CSV, True),
+    "b-with": (True, Label.PASS, GOOD_JSON, CSV, True),
+    "c-without": (False, Label.FAIL, '{"days": 2, "mean_temp": 19.0}\n', None, False),
+    "d-with": (True, Label.FAIL, '{"days": 3, "mean_temp": 22.0}\n', CSV, True),
+}
+
+
+def trace_texts() -> list[str]:
+    """Distinctive text of every run's trajectory and artifacts (must never reach a
+    synthesizer)."""
+    texts = [CLAIM, GOOD_JSON.strip(), "wrote 3 rows to /root/out/summary.csv",
+             "KeyError: 'temp'", "day,hour,temp"]
+    return texts
+
+
+def write_dataset(root: Path) -> Path:
+    labels = []
+    for case_id, (with_skills, label, js, csv_text, ok) in RUNS.items():
+        case = root / "cases" / case_id
+        (case / "artifacts" / "root" / "out").mkdir(parents=True)
+        (case / "instruction.md").write_text(INSTRUCTION, encoding="utf-8")
+        files = {"/root/out/summary.json": js}
+        if csv_text is not None:
+            files["/root/out/summary.csv"] = csv_text
+        records = []
+        for path, text in files.items():
+            (case / "artifacts" / path.lstrip("/")).write_text(text, encoding="utf-8")
+            records.append(ArtifactRecord(path=path, stored_as=path.lstrip("/"),
+                                          size=len(text), provenance=ArtifactProvenance.COPIED))
+        steps = _steps(ok)
+        trajectory = Trajectory(case_id=case_id, source_format="test", steps=steps,
+                                final_message=CLAIM,
+                                termination=Termination(status=TerminationStatus.COMPLETED))
+        meta = CaseMeta(
+            id=case_id, task=TASK, domain=None,
+            source=Source(trial_path=f"trials/{case_id}", trial_name=case_id, model="m",
+                          transcript_format="test"),
+            with_skills=with_skills, skills=[], artifacts=records,
+            stats=CaseStats(n_steps=len(steps), n_tool_calls=len(steps), n_error_steps=0,
+                            n_skill_uses=0, raw_chars=0, normalized_chars=0, raw_tokens_est=0,
+                            normalized_tokens_est=0),
+        )
+        (case / "case.json").write_text(meta.model_dump_json(indent=2), encoding="utf-8")
+        (case / "trajectory.json").write_text(trajectory.model_dump_json(indent=2),
+                                              encoding="utf-8")
+        evidence = root / "evidence" / case_id
+        evidence.mkdir(parents=True)
+        (evidence / "test-stdout.txt").write_text(
+            f"{EVIDENCE_MARKER} test_mean_temp {'PASSED' if label is Label.PASS else 'FAILED'}",
+            encoding="utf-8")
+        labels.append(LabelRecord(case_id=case_id, label=label,
+                                  reward=1.0 if label is Label.PASS else 0.0))
+    (root / "labels.jsonl").write_text(
+        "".join(json.dumps(r.model_dump(mode="json")) + "\n" for r in labels), encoding="utf-8")
+    return root
