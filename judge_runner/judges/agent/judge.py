@@ -1,0 +1,235 @@
+"""The agent judge: a tool-use loop that plans, inspects the case in its sandbox and decides.
+
+Failure modes, each ending as `Decision.ERROR` with a reason (never a silent pass or fail):
+
+- the case package cannot be read, or the sandbox cannot be opened or dies (`SandboxError`);
+- a model call fails for good (`ModelError`, after the client's retries);
+- a budget runs out: turns (model calls), tokens (input + cached + output), wall time;
+- the model keeps producing output the runner cannot act on: too many unknown tools or
+  malformed tool inputs, or it stops calling tools without submitting a verdict.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from judge_runner.cases import CasePackage
+from judge_runner.judges.agent import events, prompt
+from judge_runner.judges.agent.session import Session
+from judge_runner.judges.agent.tools import DEFAULT_PAGE_CHARS, tool_definitions
+from judge_runner.judges.base import Decision, Verdict
+from judge_runner.judges.llm import ClientFactory, SandboxFactory
+from judge_runner.judges.products import write_products
+from judge_runner.log import get_logger
+from judge_runner.models.base import ModelClient, ModelError, ModelRequest, Usage
+from judge_runner.models.caching import system_blocks, with_conversation_breakpoint
+from judge_runner.sandbox.base import SandboxError
+from judge_runner.skills import JudgeSkill
+
+log = get_logger(__name__)
+
+NUDGE = (
+    "Continue with your tools: write_plan, inspect with bash/read_file, record_inspection, "
+    "and finish with submit_verdict. Plain text is not read as a verdict."
+)
+
+
+class Budgets(BaseModel):
+    """Limits of one session. Defaults suit trajectories up to a few hundred steps."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    max_turns: int = Field(default=40, gt=0)  # model calls
+    max_total_tokens: int = Field(default=2_000_000, gt=0)  # input + cached + output, summed
+    max_wall_s: float = Field(default=1200.0, gt=0)
+    max_invalid: int = Field(default=6, ge=0)  # unknown tools + malformed inputs tolerated
+    max_nudges: int = Field(default=2, ge=0)  # text-only answers tolerated
+    max_output_tokens: int = Field(default=4096, gt=0)  # per call
+
+
+class SessionError(Exception):
+    """Ends a session with Decision.ERROR; the message is the verdict's reason."""
+
+
+@dataclass(frozen=True)
+class AgentJudge:
+    """The agent judge. Thread-safe: all per-case state lives in a Session.
+
+    model: model name sent to the Messages API.
+    skill: the JudgeSkill followed, or None (agent judge without JudgeSkill).
+    clients: makes the (recorded) ModelClient of a case.
+    sandboxes: opens the Sandbox of a case.
+    allow_abstain: offer `abstain` (off by default).
+    budgets: turn/token/time limits.
+    """
+
+    model: str
+    skill: JudgeSkill | None
+    clients: ClientFactory
+    sandboxes: SandboxFactory
+    allow_abstain: bool = False
+    budgets: Budgets = field(default_factory=Budgets)
+    name: str = "agent"
+
+    @property
+    def system_prompt(self) -> str:
+        return prompt.render_system(self.skill, self.allow_abstain)
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        return tool_definitions(self.allow_abstain)
+
+    def config(self) -> dict[str, Any]:
+        return {
+            "judge": self.name,
+            "model": self.model,
+            "skill": None if self.skill is None else {
+                "name": self.skill.name, "version": self.skill.version,
+                "hash": self.skill.content_hash,
+            },
+            "allow_abstain": self.allow_abstain,
+            "budgets": self.budgets.model_dump(),
+            "system_sha256": prompt.sha256(self.system_prompt),
+            "temperature": 0.0,
+        }
+
+    def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
+        """Judge one case; writes plan.md, inspection_log.jsonl, verdict.json, transcript.jsonl."""
+        started = time.monotonic()
+        run = _Run(self, started)
+        case_id = case.root.name
+        system_text = self.system_prompt
+        events.start(out_dir, case_id, prompt.sha256(system_text), [t["name"] for t in self.tools])
+        try:
+            try:
+                overview = prompt.render_case(case, DEFAULT_PAGE_CHARS)
+                case_id = case.id
+            except (OSError, ValueError, ValidationError) as exc:
+                raise SessionError(f"case package unreadable: {exc}") from None
+            try:
+                sandbox = self.sandboxes(case)
+            except (SandboxError, OSError) as exc:
+                raise SessionError(f"sandbox could not be opened: {exc}") from None
+            with sandbox:
+                run.session = Session(sandbox=sandbox, allow_abstain=self.allow_abstain)
+                run.loop(self.clients(out_dir), system_text, overview)
+        except SessionError as exc:
+            run.error = str(exc)
+        except SandboxError as exc:
+            run.error = f"sandbox failed: {exc}"
+        except ModelError as exc:
+            run.error = f"model call failed: {exc}"
+        verdict = run.verdict(case_id, time.monotonic() - started)
+        events.end(out_dir, verdict.decision.value, verdict.error)
+        session = run.session
+        write_products(out_dir, session.plan if session else None,
+                       session.log if session else [], verdict)
+        log.info("judged", case=case_id, judge=self.name, decision=verdict.decision.value,
+                 error=verdict.error)
+        return verdict
+
+
+class _Run:
+    """The mutable state of one judge() call."""
+
+    def __init__(self, judge: AgentJudge, started: float) -> None:
+        self.judge = judge
+        self.started = started
+        self.session: Session | None = None
+        self.usage = Usage()
+        self.turns = 0
+        self.nudges = 0
+        self.error: str | None = None
+
+    def loop(self, client: ModelClient, system_text: str, overview: str) -> None:
+        judge, budgets = self.judge, self.judge.budgets
+        session = self.session
+        assert session is not None
+        tools = judge.tools
+        system = system_blocks([system_text])
+        messages: list[dict[str, Any]] = [{"role": "user", "content": overview}]
+        while session.final is None:
+            self._check_budgets()
+            self.turns += 1
+            response = client.complete(ModelRequest(
+                model=judge.model, system=system, tools=tools,
+                messages=with_conversation_breakpoint(messages),
+                max_tokens=budgets.max_output_tokens, temperature=0.0,
+            ))
+            self.usage = self.usage + response.usage
+            messages.append({"role": "assistant", "content": response.content})
+            calls = [b for b in response.content if b.get("type") == "tool_use"]
+            if not calls:
+                self.nudges += 1
+                if self.nudges > budgets.max_nudges:
+                    raise SessionError(
+                        f"unparseable output: the model stopped calling tools {self.nudges} "
+                        "times without submitting a verdict"
+                    )
+                messages.append({"role": "user", "content": NUDGE})
+                continue
+            results = []
+            for call in calls:
+                results.append(session.handle(call).block())
+                if session.final is not None:
+                    return
+            messages.append({"role": "user", "content": results})
+            if session.invalid_outputs > budgets.max_invalid:
+                raise SessionError(
+                    f"unparseable output: {session.invalid_outputs} tool calls with unknown "
+                    f"names or malformed input (limit {budgets.max_invalid})"
+                )
+
+    def _check_budgets(self) -> None:
+        budgets = self.judge.budgets
+        if self.turns >= budgets.max_turns:
+            raise SessionError(f"budget exhausted: {self.turns} turns (limit {budgets.max_turns})")
+        tokens = _total_tokens(self.usage)
+        if tokens >= budgets.max_total_tokens:
+            raise SessionError(
+                f"budget exhausted: {tokens} tokens (limit {budgets.max_total_tokens})"
+            )
+        elapsed = time.monotonic() - self.started
+        if elapsed >= budgets.max_wall_s:
+            raise SessionError(
+                f"budget exhausted: {elapsed:.0f}s wall time (limit {budgets.max_wall_s:g}s)"
+            )
+
+    def verdict(self, case_id: str, duration_s: float) -> Verdict:
+        session = self.session
+        details: dict[str, Any] = {"turns": self.turns, "nudges": self.nudges}
+        if session is not None:
+            details |= {
+                "tool_calls": dict(sorted(session.tool_calls.items())),
+                "violations": dict(sorted(session.violations.items())),
+                "plan_items": len(session.plan.items) if session.plan else 0,
+                "plan_revisions": session.plan_revisions,
+                "inspections": len(session.log),
+                "evidence": _evidence_counts(session),
+                "sandbox": session.sandbox.kind,
+            }
+        common: dict[str, Any] = {
+            "case_id": case_id, "judge": self.judge.name, "usage": self.usage,
+            "duration_s": round(duration_s, 3), "details": details,
+        }
+        final = session.final if session is not None else None
+        if self.error is not None or final is None:
+            return Verdict(decision=Decision.ERROR,
+                           error=self.error or "session ended without a verdict", **common)
+        return Verdict(decision=Decision(final.decision), rationale=final.rationale,
+                       citations=final.citations, unsupported=final.unsupported, **common)
+
+
+def _total_tokens(usage: Usage) -> int:
+    return (usage.input_tokens + usage.cache_creation_input_tokens
+            + usage.cache_read_input_tokens + usage.output_tokens)
+
+
+def _evidence_counts(session: Session) -> dict[str, int]:
+    refs = [ref for inspection in session.log for ref in inspection.evidence]
+    return {"quotes": len(refs), "verified": sum(1 for r in refs if r.verified)}

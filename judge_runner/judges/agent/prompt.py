@@ -1,0 +1,56 @@
+"""Rendering the agent judge's prompts from the jinja2 templates shipped in this package.
+
+The system prompt depends only on the JudgeSkill and run options, never on the case: it is the
+cacheable prefix and must be byte-identical for every case of a run. Everything about the case
+goes into the first user message.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+
+import jinja2
+
+from judge_runner.cases import CasePackage
+from judge_runner.skills import JudgeSkill
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("judge_runner.judges.agent", "templates"),
+        undefined=jinja2.StrictUndefined,  # a missing variable is a bug, not an empty string
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,  # markdown for a model, not HTML
+    )
+
+
+def render_system(skill: JudgeSkill | None, allow_abstain: bool) -> str:
+    return _environment().get_template("system.md.j2").render(
+        skill=skill, allow_abstain=allow_abstain
+    )
+
+
+def render_case(case: CasePackage, page_chars: int) -> str:
+    """The case overview. Reads only the case package (instruction, case.json, trajectory size).
+
+    Raises OSError / pydantic.ValidationError when the package files are missing or malformed.
+    """
+    trajectory_chars = len((case.root / "trajectory.json").read_text(encoding="utf-8"))
+    if case.trajectory.case_id != case.meta.id:  # parsing validates the file, too
+        raise ValueError(f"{case.root}: trajectory.json is for case {case.trajectory.case_id!r}, "
+                         f"case.json for {case.meta.id!r}")
+    return _environment().get_template("case.md.j2").render(
+        meta=case.meta,
+        instruction=case.instruction.strip(),
+        trajectory_chars=trajectory_chars,
+        page_chars=page_chars,
+        pages=max(1, -(-trajectory_chars // page_chars)),
+    )
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -1,0 +1,114 @@
+"""The direct judge (LLM-as-a-judge): one call with the whole case as a digest.
+
+The model sees the instruction, the task-time skills, the normalized trajectory and artifact
+previews (see `digest.py` for the selection policy when they do not fit `max_prompt_tokens`,
+recorded in `details["selection"]`) and must answer with a `submit_verdict` tool call. A failed
+call or an answer that is not a valid tool call gives `Decision.ERROR` with the reason.
+It writes verdict.json, an empty inspection log, a plan.md saying no plan was made, and the
+recorded transcript.jsonl.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from judge_runner.cases import CasePackage
+from judge_runner.judges import oneshot
+from judge_runner.judges.base import Decision, Verdict
+from judge_runner.judges.digest import render_digest
+from judge_runner.judges.llm import (
+    ClientFactory,
+    client_factory,
+    extra_int,
+    fresh_transcript,
+    require_model,
+)
+from judge_runner.judges.products import write_products
+from judge_runner.judges.registry import JudgeOptions
+from judge_runner.models.base import ModelError, Usage
+
+DEFAULT_MAX_PROMPT_TOKENS = 150_000
+DEFAULT_MAX_OUTPUT_TOKENS = 2048
+
+
+@dataclass(frozen=True)
+class DirectJudge:
+    """One-call judge.
+
+    model: model name; clients: per-case recorded client; allow_abstain: offer abstain;
+    max_prompt_tokens: digest budget (default 150,000 estimated tokens);
+    max_output_tokens: answer budget (default 2,048).
+    """
+
+    model: str
+    clients: ClientFactory
+    allow_abstain: bool = False
+    max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
+    name: str = "direct"
+
+    @property
+    def system_prompt(self) -> str:
+        return oneshot.render("direct_system.md.j2", allow_abstain=self.allow_abstain)
+
+    def config(self) -> dict[str, Any]:
+        return {"judge": self.name, "model": self.model, "allow_abstain": self.allow_abstain,
+                "max_prompt_tokens": self.max_prompt_tokens,
+                "max_output_tokens": self.max_output_tokens, "temperature": 0.0}
+
+    def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
+        started = time.monotonic()
+        verdict = self.decide(case, out_dir)
+        verdict.duration_s = round(time.monotonic() - started, 3)
+        write_products(out_dir, None, [], verdict)
+        return verdict
+
+    def decide(self, case: CasePackage, out_dir: Path) -> Verdict:
+        """The verdict without writing products (multi-judge members reuse this)."""
+        case_id = case.root.name
+        details: dict[str, Any] = {"model": self.model}
+        usage = Usage()
+        fresh_transcript(out_dir)
+        try:
+            digest, selection = render_digest(case, self.max_prompt_tokens)
+            details["selection"] = selection.model_dump()
+            tool = oneshot.tool_spec(
+                "submit_verdict", "Submit the decision on the run and its rationale.",
+                oneshot.VerdictInput, oneshot.decisions(self.allow_abstain))
+            answer, response = oneshot.call_tool(
+                self.clients(out_dir), model=self.model, system=self.system_prompt,
+                user=digest, tool=tool, parse=oneshot.VerdictInput,
+                max_tokens=self.max_output_tokens)
+            usage = response.usage
+            if answer.decision == "abstain" and not self.allow_abstain:
+                raise oneshot.OutputError("abstain answered although it is not enabled")
+        except (OSError, ValidationError) as exc:
+            return _error(case_id, self.name, f"case package unreadable: {exc}", usage, details)
+        except ModelError as exc:
+            return _error(case_id, self.name, f"model call failed: {exc}", usage, details)
+        except oneshot.OutputError as exc:
+            return _error(case_id, self.name, f"unparseable output: {exc}", usage, details)
+        return Verdict(case_id=case_id, judge=self.name, decision=Decision(answer.decision),
+                       rationale=answer.rationale, usage=usage, details=details)
+
+
+def _error(case_id: str, judge: str, reason: str, usage: Usage,
+           details: dict[str, Any]) -> Verdict:
+    return Verdict(case_id=case_id, judge=judge, decision=Decision.ERROR, error=reason,
+                   usage=usage, details=details)
+
+
+def make_judge(options: JudgeOptions) -> DirectJudge:
+    """Raises JudgeConfigError without a model or with bad token budgets."""
+    return DirectJudge(
+        model=require_model(options, "direct"),
+        clients=client_factory(options),
+        allow_abstain=options.allow_abstain,
+        max_prompt_tokens=extra_int(options, "max_prompt_tokens", DEFAULT_MAX_PROMPT_TOKENS),
+        max_output_tokens=extra_int(options, "max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS),
+    )

@@ -1,0 +1,189 @@
+"""The rubric judge: write a task rubric from the instruction and skills, then grade the run.
+
+Call 1 (`submit_rubric`) sees only the instruction and the skills, never the run, so the rubric
+is about the task. Call 2 (`submit_grades`) sees the rubric and the case digest (same selection
+policy as the direct judge) and grades each criterion, then decides. The rubric is written to
+plan.md (one plan item per criterion) and the grades to inspection_log.jsonl (one inspection per
+criterion), so the products read like the agent judge's. Any failed call or invalid answer gives
+`Decision.ERROR` with the reason.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from judge_runner.cases import CasePackage
+from judge_runner.judges import oneshot
+from judge_runner.judges.base import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
+from judge_runner.judges.digest import render_digest
+from judge_runner.judges.direct import DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_PROMPT_TOKENS
+from judge_runner.judges.llm import (
+    ClientFactory,
+    client_factory,
+    extra_int,
+    fresh_transcript,
+    require_model,
+)
+from judge_runner.judges.products import write_products
+from judge_runner.judges.registry import JudgeOptions
+from judge_runner.models.base import ModelError, Usage
+
+_OUTCOMES = {"met": Outcome.SUPPORTS, "not_met": Outcome.REFUTES, "unclear": Outcome.INCONCLUSIVE}
+
+
+class Criterion(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1, max_length=20)
+    criterion: str = Field(min_length=1)
+    how_to_check: str = Field(min_length=1)
+    critical: bool
+
+
+class RubricInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    criteria: list[Criterion] = Field(min_length=1, max_length=30)
+
+
+class Grade(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    id: str
+    grade: Literal["met", "not_met", "unclear"]
+    evidence: str = Field(min_length=1)
+
+
+class GradesInput(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    grades: list[Grade] = Field(min_length=1)
+    decision: Literal["pass", "fail", "abstain"]
+    rationale: str = Field(min_length=1)
+
+
+@dataclass(frozen=True)
+class RubricJudge:
+    """Rubric-then-grade judge. Knobs as for DirectJudge."""
+
+    model: str
+    clients: ClientFactory
+    allow_abstain: bool = False
+    max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS
+    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
+    name: str = "rubric"
+
+    def config(self) -> dict[str, Any]:
+        return {"judge": self.name, "model": self.model, "allow_abstain": self.allow_abstain,
+                "max_prompt_tokens": self.max_prompt_tokens,
+                "max_output_tokens": self.max_output_tokens, "temperature": 0.0}
+
+    def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
+        started = time.monotonic()
+        fresh_transcript(out_dir)
+        state = _State(case_id=case.root.name)
+        try:
+            self._run(case, out_dir, state)
+        except (OSError, ValidationError) as exc:
+            state.error = f"case package unreadable: {exc}"
+        except ModelError as exc:
+            state.error = f"model call failed: {exc}"
+        except oneshot.OutputError as exc:
+            state.error = f"unparseable output: {exc}"
+        verdict = state.verdict(self.name, self.model, round(time.monotonic() - started, 3))
+        write_products(out_dir, state.plan, state.log, verdict)
+        return verdict
+
+    def _run(self, case: CasePackage, out_dir: Path, state: _State) -> None:
+        client = self.clients(out_dir)
+        task = oneshot.render("rubric_task.md.j2", instruction=case.instruction.strip(),
+                              skills=_skill_texts(case))
+        rubric, response = oneshot.call_tool(
+            client, model=self.model, system=oneshot.render("rubric_system.md.j2"), user=task,
+            tool=oneshot.tool_spec("submit_rubric", "Submit the rubric.", RubricInput),
+            parse=RubricInput, max_tokens=self.max_output_tokens)
+        state.usage = state.usage + response.usage
+        ids = [c.id for c in rubric.criteria]
+        if len(set(ids)) != len(ids):
+            raise oneshot.OutputError(f"rubric criterion ids repeat: {ids}")
+        state.plan = Plan(items=[
+            PlanItem(id=c.id, what=c.criterion, where=c.how_to_check, support="criterion met",
+                     refute="criterion not met", critical=c.critical) for c in rubric.criteria])
+        digest, selection = render_digest(case, self.max_prompt_tokens)
+        state.details["selection"] = selection.model_dump()
+        user = oneshot.render("rubric_grade.md.j2", criteria=rubric.criteria, digest=digest)
+        grades, response = oneshot.call_tool(
+            client, model=self.model,
+            system=oneshot.render("rubric_grade_system.md.j2", allow_abstain=self.allow_abstain),
+            user=user,
+            tool=oneshot.tool_spec("submit_grades", "Submit the grade of every criterion and "
+                                   "the decision.", GradesInput,
+                                   oneshot.decisions(self.allow_abstain)),
+            parse=GradesInput, max_tokens=self.max_output_tokens)
+        state.usage = state.usage + response.usage
+        if grades.decision == "abstain" and not self.allow_abstain:
+            raise oneshot.OutputError("abstain answered although it is not enabled")
+        graded = {g.id: g for g in grades.grades}
+        missing = [i for i in ids if i not in graded]
+        if missing:
+            raise oneshot.OutputError(f"criteria left ungraded: {missing}")
+        by_id = {c.id: c for c in rubric.criteria}
+        state.log = [
+            Inspection(id=f"I{n}", plan_item=cid, check=by_id[cid].how_to_check,
+                       finding=graded[cid].evidence, outcome=_OUTCOMES[graded[cid].grade],
+                       critical=by_id[cid].critical)
+            for n, cid in enumerate(ids, start=1)
+        ]
+        state.decision = Decision(grades.decision)
+        state.rationale = grades.rationale
+        met = sum(1 for cid in ids if graded[cid].grade == "met")
+        state.score = met / len(ids)
+
+
+@dataclass
+class _State:
+    case_id: str
+    plan: Plan | None = None
+    log: list[Inspection] = field(default_factory=list)
+    decision: Decision | None = None
+    rationale: str = ""
+    score: float | None = None
+    usage: Usage = field(default_factory=Usage)
+    error: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def verdict(self, judge: str, model: str, duration_s: float) -> Verdict:
+        self.details["model"] = model
+        if self.error is not None or self.decision is None:
+            return Verdict(case_id=self.case_id, judge=judge, decision=Decision.ERROR,
+                           error=self.error or "no decision", usage=self.usage,
+                           duration_s=duration_s, details=self.details)
+        return Verdict(case_id=self.case_id, judge=judge, decision=self.decision,
+                       rationale=self.rationale, citations=[i.id for i in self.log],
+                       score=self.score, usage=self.usage, duration_s=duration_s,
+                       details=self.details)
+
+
+def _skill_texts(case: CasePackage) -> list[tuple[str, str]]:
+    texts = []
+    for name in case.meta.skills:
+        path = case.skills_dir / name / "SKILL.md"
+        texts.append((name, path.read_text(encoding="utf-8", errors="replace")
+                      if path.is_file() else "(SKILL.md not available)"))
+    return texts
+
+
+def make_judge(options: JudgeOptions) -> RubricJudge:
+    """Raises JudgeConfigError without a model or with bad token budgets."""
+    return RubricJudge(
+        model=require_model(options, "rubric"),
+        clients=client_factory(options),
+        allow_abstain=options.allow_abstain,
+        max_prompt_tokens=extra_int(options, "max_prompt_tokens", DEFAULT_MAX_PROMPT_TOKENS),
+        max_output_tokens=extra_int(options, "max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS),
+    )

@@ -1,0 +1,70 @@
+"""Scripted judge sessions for the fake Messages API: what a well-behaved judge model sends.
+
+Tool-use ids are fixed so that later steps can cite earlier calls; quotes are exact text the
+real sandbox prints for the cases built by `casekit`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.fakeapi import Reply, reply, tool_use
+
+PLAN = {"items": [
+    {"id": "P1", "what": "out.json holds the right total", "where": "/case/artifacts/root/out.json",
+     "support": "total is 42", "refute": "any other total or no file", "critical": True},
+    {"id": "P2", "what": "final claim matches the artifact", "where": "trajectory final_message",
+     "support": "same total", "refute": "different total"},
+]}
+
+FINAL_MESSAGE_CMD = (
+    "python3 -c \"import json; print(json.load(open('/case/trajectory.json'))['final_message'])\""
+)
+
+
+def plan(call_id: str = "tu_plan") -> Reply:
+    return reply(tool_use("write_plan", PLAN, id=call_id))
+
+
+def bash(command: str, call_id: str) -> Reply:
+    return reply(tool_use("bash", {"command": command}, id=call_id))
+
+
+def inspection(plan_item: str, call_id: str, quote: str, outcome: str,
+               rec_id: str, critical: bool = False) -> Reply:
+    return reply(tool_use("record_inspection", {
+        "plan_item": plan_item, "check": "read the output", "finding": f"saw {quote}",
+        "outcome": outcome, "critical": critical,
+        "evidence": [{"tool_call_id": call_id, "quote": quote}],
+    }, id=rec_id))
+
+
+def verdict(decision: str, citations: list[str], call_id: str = "tu_verdict") -> Reply:
+    return reply(tool_use("submit_verdict", {
+        "decision": decision, "rationale": f"{decision}: see {', '.join(citations) or 'nothing'}",
+        "citations": citations,
+    }, id=call_id))
+
+
+def inspections(total: int) -> list[Reply]:
+    """Plan is assumed written: two real checks, each recorded with a verifiable quote."""
+    outcome = "supports" if total == 42 else "refutes"
+    return [
+        bash("cat /case/artifacts/root/out.json", "tu_bash_artifact"),
+        inspection("P1", "tu_bash_artifact", f'"total": {total}', outcome, "tu_rec1", True),
+        bash(FINAL_MESSAGE_CMD, "tu_bash_final"),
+        inspection("P2", "tu_bash_final", f"Done: total is {total}.", "supports", "tu_rec2"),
+    ]
+
+
+def good_session(total: int) -> list[Reply]:
+    decision = "pass" if total == 42 else "fail"
+    return [plan(), *inspections(total), verdict(decision, ["I1", "I2"])]
+
+
+def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool_result blocks of the last user message of a request body."""
+    content = body["messages"][-1]["content"]
+    if isinstance(content, str):
+        return []
+    return [b for b in content if b.get("type") == "tool_result"]
