@@ -20,7 +20,7 @@ import threading
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -154,14 +154,15 @@ class ReplayClient:
         self._lock = threading.Lock()
         self._answers: dict[str, list[TranscriptEntry]] = defaultdict(list)
         self._served: dict[str, int] = defaultdict(int)
+        self._recorded: list[tuple[Path, TranscriptEntry]] = []  # for miss diagnostics
         self.problems: list[str] = []
-        self.recorded_calls = 0
         for path in files:
             entries, problems = read_transcript(path)
             self.problems += problems
-            self.recorded_calls += len(entries)
             for entry in entries:
                 self._answers[entry.key].append(entry)
+                self._recorded.append((path, entry))
+        self.recorded_calls = len(self._recorded)
         for problem in self.problems:
             log.warning("replay: unreadable transcript line skipped", problem=problem)
         self.transcripts = len(files)
@@ -183,5 +184,40 @@ class ReplayClient:
         skipped = f"; {len(self.problems)} unreadable line(s) skipped" if self.problems else ""
         return (f"replay: no recorded answer for request {key[:12]} (model {request.model}, "
                 f"{len(request.messages)} message(s)) among {self.recorded_calls} recorded call(s) "
-                f"in {self.transcripts} transcript(s) under {self.run_dir}{skipped}; the prompt, "
-                "JudgeSkill, model, case or an earlier answer differs from the recorded run")
+                f"in {self.transcripts} transcript(s) under {self.run_dir}{skipped}; "
+                f"{self._closest(request)}")
+
+    def _closest(self, request: ModelRequest) -> str:
+        """Name the recording most like `request` and where they differ, to explain a miss."""
+        best: tuple[tuple[int, int], Path, TranscriptEntry, list[str]] | None = None
+        for path, entry in self._recorded:
+            differences = request_differences(entry.request, request)
+            same_messages = _common_prefix(entry.request.messages, request.messages)
+            score = (-len([d for d in differences if not d.startswith("messages")]),
+                     same_messages)
+            if best is None or score > best[0]:
+                best = (score, path, entry, differences)
+        if best is None:
+            return "the run recorded no successful call to compare with"
+        _, path, entry, differences = best
+        return (f"closest recording is call {entry.seq} of {path}, which differs in "
+                f"{', '.join(differences)}")
+
+
+def _common_prefix(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> int:
+    count = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
+def request_differences(recorded: ModelRequest, asked: ModelRequest) -> list[str]:
+    """Top-level fields that differ, with the first differing message as `messages[i]`."""
+    before, after = recorded.model_dump(), asked.model_dump()
+    fields = [name for name in before if name != "messages" and before[name] != after[name]]
+    if recorded.messages != asked.messages:
+        index = _common_prefix(recorded.messages, asked.messages)
+        fields.append(f"messages[{index}]")
+    return fields

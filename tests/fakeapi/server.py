@@ -96,6 +96,15 @@ class ReceivedRequest:
     def text(self) -> str:
         return self.raw.decode("utf-8", errors="replace")
 
+    def tool_results(self) -> dict[str, Any]:
+        """tool_use_id → content of each tool_result in the last message (for responders)."""
+        messages = self.body.get("messages") or []
+        content = messages[-1].get("content") if messages else None
+        if not isinstance(content, list):
+            return {}
+        return {block["tool_use_id"]: block.get("content") for block in content
+                if isinstance(block, dict) and block.get("type") == "tool_result"}
+
 
 # Every request any fake server received during the test session, in arrival order. Suite-wide
 # tests (e.g. "no label text ever reached a model") scan this list.

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,8 @@ from tests.fakeapi import (
     FakeMessagesServer,
     HttpError,
     Malformed,
+    ReceivedRequest,
+    Reply,
     Slow,
     http_error,
     reply,
@@ -266,3 +270,30 @@ def test_other_bad_requests_are_not_resent(fake_api: FakeMessagesServer) -> None
     with pytest.raises(ModelCallError):
         client(fake_api).complete(request())
     assert len(fake_api.requests) == 1
+
+
+def test_one_client_serves_parallel_cases_and_counts_every_retry(
+        fake_api: FakeMessagesServer) -> None:
+    lock = threading.Lock()
+    seen: set[str] = set()
+
+    def flaky(received: ReceivedRequest) -> Reply | HttpError:
+        """The first attempt of every even-numbered case is rate limited."""
+        prompt = received.body["messages"][0]["content"]
+        with lock:
+            first_attempt = prompt not in seen
+            seen.add(prompt)
+        if first_attempt and int(prompt.split("-")[1]) % 2 == 0:
+            return http_error(429, retry_after=0)
+        return reply(text(f"answer to {prompt}"))
+
+    fake_api.responder = flaky
+    model = client(fake_api)
+    prompts = [f"case-{i}" for i in range(24)]
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        responses = list(pool.map(lambda p: model.complete(request(p)), prompts))
+
+    assert [r.content[0]["text"] for r in responses] == [f"answer to {p}" for p in prompts]
+    assert [r.usage.retries for r in responses] == [1 - i % 2 for i in range(24)]
+    assert len(fake_api.requests) == 24 + 12

@@ -89,6 +89,21 @@ def test_replay_miss_is_a_clear_error(fake_api: FakeMessagesServer, tmp_path: Pa
     assert request_key(changed)[:12] in message
     assert "3 recorded call(s) in 1 transcript(s)" in message
     assert str(tmp_path / "run") in message
+    assert message.endswith("closest recording is call 0 of "
+                            f"{tmp_path / 'run' / 'cases' / 'case-a' / TRANSCRIPT}, "
+                            "which differs in temperature")
+
+
+def test_replay_miss_names_the_first_differing_message(fake_api: FakeMessagesServer,
+                                                       tmp_path: Path) -> None:
+    record_run(fake_api, tmp_path / "run", ["case-a"])
+    fake_api.stop()
+    recorded = ask("case-a", 1)
+    diverged = recorded.model_copy(update={"messages": [*recorded.messages,
+                                                        {"role": "user", "content": "new"}]})
+
+    with pytest.raises(ReplayMissError, match=r"call 1 of .* differs in messages\[1\]$"):
+        ReplayClient(tmp_path / "run").complete(diverged)
 
 
 def test_recorded_failures_replay_as_failures(fake_api: FakeMessagesServer,
