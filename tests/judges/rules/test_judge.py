@@ -1,0 +1,98 @@
+"""The judge end to end on crafted cases: products, determinism, citations, errors, factory."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judge_runner.cases import TerminationStatus
+from judge_runner.judges.base import Decision, Outcome
+from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE, read_log, read_verdict
+from judge_runner.judges.registry import JudgeOptions, build_judge
+from judge_runner.judges.rules import RulesJudge, make_judge
+from judge_runner.judges.rules.judge import default_skill_dir
+from tests.judges.rules.builder import GOOD_RUN, bash, build_case, msg, notice
+
+
+def judge() -> RulesJudge:
+    return make_judge(JudgeOptions(sandbox="none"))
+
+
+def test_good_run_passes_with_products(tmp_path: Path) -> None:
+    case = build_case(tmp_path / "data")
+    verdict = judge().judge(case, tmp_path / "out")
+    assert verdict.decision is Decision.PASS and verdict.judge == "rules"
+    for name in (PLAN_FILE, LOG_FILE, VERDICT_FILE):
+        assert (tmp_path / "out" / name).is_file()
+    log = read_log(tmp_path / "out")
+    assert read_verdict(tmp_path / "out") == verdict
+    assert set(verdict.citations) <= {i.id for i in log}
+    assert all(log[i].outcome is Outcome.SUPPORTS for i in range(len(log))
+               if log[i].id in verdict.citations)
+    plan = (tmp_path / "out" / PLAN_FILE).read_text()
+    assert "## P1: run_terminated" in plan
+
+
+def test_timeout_fails_and_cites_the_termination_check(tmp_path: Path) -> None:
+    steps = [*GOOD_RUN[:3], notice("task notification: background command finished")]
+    case = build_case(tmp_path / "data", steps, status=TerminationStatus.NO_RESULT)
+    verdict = judge().judge(case, tmp_path / "out")
+    log = {i.id: i for i in read_log(tmp_path / "out")}
+    assert verdict.decision is Decision.FAIL
+    assert "run_terminated" in {log[c].check for c in verdict.citations}
+
+
+def test_same_case_gives_byte_identical_products(tmp_path: Path) -> None:
+    case = build_case(tmp_path / "data", [bash("python3 a.py", "boom", 1), msg("Done.")])
+    j = judge()
+    first, second = j.judge(case, tmp_path / "a"), j.judge(case, tmp_path / "b")
+    assert first.model_copy(update={"duration_s": 0}) == second.model_copy(update={"duration_s": 0})
+    for name in (PLAN_FILE, LOG_FILE):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_every_evidence_reference_resolves(tmp_path: Path) -> None:
+    case = build_case(tmp_path / "data", artifacts={"/root/out.json": b"{}"})
+    judge().judge(case, tmp_path / "out")
+    steps = {str(s.index) for s in case.trajectory.steps}
+    for inspection in read_log(tmp_path / "out"):
+        for ref in inspection.evidence:
+            if ref.kind == "step":
+                assert ref.ref in steps
+            elif ref.kind == "artifact":
+                assert (case.artifacts_dir / ref.ref).is_file()
+
+
+def test_unreadable_case_is_an_error_verdict(tmp_path: Path) -> None:
+    case = build_case(tmp_path / "data")
+    (case.root / "trajectory.json").write_text("{not json")
+    verdict = judge().judge(case, tmp_path / "out")
+    assert verdict.decision is Decision.ERROR and verdict.error is not None
+    assert "trajectory" in verdict.error or "ValidationError" in verdict.error
+    assert read_verdict(tmp_path / "out").decision is Decision.ERROR
+
+
+def test_registry_builds_the_rules_judge_and_config_names_the_rules() -> None:
+    built = build_judge("rules", JudgeOptions())
+    assert isinstance(built, RulesJudge)
+    config = built.config()
+    assert config["skill"] == str(default_skill_dir()) and len(config["rules_sha256"]) == 64
+
+
+def test_sandboxes_are_refused_with_a_clear_message() -> None:
+    with pytest.raises(ValueError, match="without a sandbox"):
+        make_judge(JudgeOptions(sandbox="docker"))
+
+
+def test_a_disabled_check_leaves_the_plan(tmp_path: Path) -> None:
+    text = (default_skill_dir() / "checks.toml").read_text()
+    skill = tmp_path / "skill"
+    skill.mkdir()
+    marker = "id = 'skills_consulted'"
+    start = text.index(marker)
+    end = text.index("enabled = true", start)
+    (skill / "checks.toml").write_text(text[:end] + "enabled = false" + text[end + 14:])
+    case = build_case(tmp_path / "data")
+    RulesJudge(skill).judge(case, tmp_path / "out")
+    assert "skills_consulted" not in {i.check for i in read_log(tmp_path / "out")}

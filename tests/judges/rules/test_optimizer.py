@@ -1,0 +1,83 @@
+"""The rules optimizer: re-scoring from findings, edits that fix misjudged dev cases, output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judge_runner.cases.models import Label
+from judge_runner.judges.base import Decision, Outcome
+from judge_runner.judges.rules import RulesJudge
+from judge_runner.judges.rules.checks import known_checks
+from judge_runner.judges.rules.judge import default_skill_dir
+from judge_runner.judges.rules.optimizer import (
+    DevResult,
+    decide,
+    dev_results_from_run,
+    objective,
+    propose,
+)
+from judge_runner.judges.rules.spec import CHECKS_FILE, load_rules
+from tests.judges.rules.builder import GOOD_RUN, build_case
+
+S, R = Outcome.SUPPORTS, Outcome.REFUTES
+
+
+def dev_set() -> list[DevResult]:
+    """Failures the bundled rules pass: only the (non-critical) error_ratio check refutes them."""
+    good = {"run_terminated": S, "required_outputs_present": S, "error_ratio": S}
+    bad = {"run_terminated": S, "required_outputs_present": S, "error_ratio": R,
+           "skills_consulted": S}
+    return ([DevResult(case_id=f"p{i}", label=Label.PASS, findings=good) for i in range(4)]
+            + [DevResult(case_id=f"f{i}", label=Label.FAIL, findings=bad) for i in range(4)])
+
+
+def test_decide_matches_the_judge_on_a_real_log(tmp_path: Path) -> None:
+    case = build_case(tmp_path / "data")
+    judge = RulesJudge(default_skill_dir())
+    verdict = judge.judge(case, tmp_path / "run" / case.id)
+    [result] = dev_results_from_run(tmp_path / "run", {case.id: Label.PASS})
+    decision, score = decide(judge.rules, result)
+    assert decision is verdict.decision and round(score, 6) == verdict.score
+
+
+def test_propose_fixes_false_passes_and_writes_a_candidate(tmp_path: Path) -> None:
+    parent = default_skill_dir()
+    rules = load_rules(parent, known_checks())
+    results = dev_set()
+    assert all(decide(rules, r)[0] is Decision.PASS for r in results)  # the misjudgement
+    out = propose(parent, results, tmp_path / "v2", seed=3)
+    candidate = load_rules(out, known_checks())
+    assert objective(candidate, results) > objective(rules, results)
+    assert all((decide(candidate, r)[0] is Decision.PASS) == (r.label is Label.PASS)
+               for r in results)
+    text = (out / CHECKS_FILE).read_text()
+    assert "seed 3" in text and "Edits: " in text and "Edits: none" not in text
+    assert (out / "SKILL.md").is_file() or not (parent / "SKILL.md").is_file()
+
+
+def test_propose_is_deterministic_for_a_seed(tmp_path: Path) -> None:
+    a = propose(default_skill_dir(), dev_set(), tmp_path / "a", seed=7)
+    b = propose(default_skill_dir(), list(reversed(dev_set())), tmp_path / "b", seed=7)
+    assert (a / CHECKS_FILE).read_bytes() == (b / CHECKS_FILE).read_bytes()
+
+
+def test_propose_keeps_rules_when_nothing_is_misjudged(tmp_path: Path) -> None:
+    results = dev_set()[:4]
+    out = propose(default_skill_dir(), results, tmp_path / "same", seed=0)
+    assert load_rules(out, known_checks()) == load_rules(default_skill_dir(), known_checks())
+    assert "Edits: none" in (out / CHECKS_FILE).read_text()
+
+
+def test_propose_never_overwrites(tmp_path: Path) -> None:
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(FileExistsError):
+        propose(default_skill_dir(), dev_set(), tmp_path / "taken", seed=0)
+
+
+def test_error_verdicts_are_not_dev_results(tmp_path: Path) -> None:
+    case = build_case(tmp_path / "data", GOOD_RUN)
+    (case.root / "case.json").write_text("{}")
+    RulesJudge(default_skill_dir()).judge(case, tmp_path / "run" / "case-1")
+    assert dev_results_from_run(tmp_path / "run", {"case-1": Label.PASS}) == []
