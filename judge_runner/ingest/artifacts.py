@@ -29,7 +29,17 @@ class FileState:
     path: str  # absolute, normalized, as the agent saw it
     content: str | None = None
     steps: list[int] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # events worth knowing, kept to the end
+    unknown_reason: str | None = None  # why content is unknown; cleared when content is known again
+
+    def known(self, content: str) -> None:
+        self.content = content
+        self.unknown_reason = None
+
+    @property
+    def note(self) -> str | None:
+        parts = self.notes + ([self.unknown_reason] if self.unknown_reason else [])
+        return "; ".join(parts) or None
 
     @property
     def provenance(self) -> ArtifactProvenance:
@@ -56,11 +66,11 @@ def reconstruct(run: RawRun) -> list[FileState]:
         for path in targets:
             state = files.setdefault(path, FileState(path))
             state.steps.append(index)
-            _apply(raw, index, state)
+            _apply(raw, index, state, run.cwd)
     return list(files.values())
 
 
-def _apply(raw: RawStep, index: int, state: FileState) -> None:
+def _apply(raw: RawStep, index: int, state: FileState, cwd: str | None) -> None:
     args = raw.arguments or {}
     if not raw.has_result:
         _unknown(state, f"step {index}: {raw.tool} call has no recorded result")
@@ -71,8 +81,7 @@ def _apply(raw: RawStep, index: int, state: FileState) -> None:
     if raw.tool == "Write":
         content = args.get("content")
         if isinstance(content, str):
-            state.content = content
-            state.notes = [n for n in state.notes if "unknown" not in n]
+            state.known(content)
         else:
             _unknown(state, f"step {index}: Write without text content")
     elif raw.tool in ("Edit", "MultiEdit"):
@@ -80,8 +89,8 @@ def _apply(raw: RawStep, index: int, state: FileState) -> None:
         _apply_edits(state, edits, index, raw.structured_result)
     elif raw.tool == "Bash":
         written = shell.heredoc_write(str(args.get("command", "")))
-        if written is not None and agent_path(written.path, None) == state.path:
-            state.content = written.content
+        if written is not None and agent_path(written.path, cwd) == state.path:
+            state.known(written.content)
         else:
             _unknown(state, f"step {index}: written by a shell command")
     else:
@@ -102,12 +111,12 @@ def _apply_edits(state: FileState, edits: Any, index: int, structured: Any) -> N
             _unknown(state, f"step {index}: edit text not found in the reconstructed file")
             return
         base = base.replace(old, new) if edit.get("replace_all") else base.replace(old, new, 1)
-    state.content = base
+    state.known(base)
 
 
-def _unknown(state: FileState, note: str) -> None:
+def _unknown(state: FileState, reason: str) -> None:
     state.content = None
-    state.notes.append(note)
+    state.unknown_reason = reason
 
 
 def _note_shell_changes(raw: RawStep, index: int, files: dict[str, FileState]) -> None:

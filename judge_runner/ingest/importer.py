@@ -303,7 +303,7 @@ def _store_reconstructed(files: list[FileState], copied: list[ArtifactRecord], t
         rel = state.path.lstrip("/")
         if not rel or rel in taken:
             continue
-        notes = list(state.notes)
+        notes = [state.note] if state.note else []
         stored_as = None
         data = state.content.encode("utf-8") if state.content is not None else None
         if data is not None and len(data) > options.max_artifact_bytes:

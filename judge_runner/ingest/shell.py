@@ -16,7 +16,8 @@ _REDIRECT = re.compile(r"(?<![0-9&<>=-])(>>?)\s*(?!&)" + _PATH)
 _TEE = re.compile(r"\btee\s+(?:-a\s+)?" + _PATH)
 _QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
 _HEREDOC_CAT = re.compile(
-    r"^\s*cat\s*(?:>\s*(?P<p1>[^\s;&|<>]+)\s*<<-?\s*(?P<q1>['\"]?)(?P<d1>\w+)(?P=q1)"
+    # optional leading `mkdir -p dir &&` style commands on the same line, then the cat heredoc
+    r"^(?:[^\n<>]*?(?:&&|;)\s*)?\s*cat\s*(?:>\s*(?P<p1>[^\s;&|<>]+)\s*<<-?\s*(?P<q1>['\"]?)(?P<d1>\w+)(?P=q1)"
     r"|<<-?\s*(?P<q2>['\"]?)(?P<d2>\w+)(?P=q2)\s*>\s*(?P<p2>[^\s;&|<>]+))\s*\n",
 )
 _IGNORED = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
@@ -39,7 +40,7 @@ def redirect_targets(command: str) -> list[str]:
 
 
 def heredoc_write(command: str) -> HeredocWrite | None:
-    """The file written by a command that is exactly one ``cat > path <<EOF`` heredoc, if it is.
+    """The file written by a command ending in one ``cat > path <<EOF`` heredoc, if it does.
 
     Returns None when the body could differ from what was written: an unquoted delimiter with
     ``$`` or backticks in the body would have been expanded by the shell.
