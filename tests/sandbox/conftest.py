@@ -3,12 +3,14 @@ a session-end check that no sandbox container created by these tests is left."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -75,10 +77,14 @@ def test_labels() -> dict[str, str]:
     return {SESSION_LABEL: SESSION}
 
 
-def _session_containers() -> list[str]:
-    import docker
+def docker_client() -> Any:
+    """A docker SDK client (imported by name: the repository's docker/ folder shadows the SDK
+    for static checkers)."""
+    return importlib.import_module("docker").from_env(timeout=30)
 
-    client = docker.from_env(timeout=10)
+
+def _session_containers() -> list[str]:
+    client = docker_client()
     try:
         mine = client.api.containers(all=True, filters={"label": f"{SESSION_LABEL}={SESSION}"})
         by_pid = client.api.containers(
