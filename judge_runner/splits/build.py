@@ -2,8 +2,9 @@
 
 Steps, each deterministic for a seed:
 
-1. Drop cases that cannot be read, carry no label, or exceed the limits (normalized token
-   estimate, step count). Each dropped case is listed in the manifest with its reason.
+1. Drop cases that fail dataset validation (schema, step/token/field limits, consistency, label
+   isolation; see `judge_runner.cases.validate`) or carry no label. Each dropped case is listed
+   in the manifest with its reasons.
 2. Keep only tasks that still have both a pass and a fail case.
 3. Choose eval tasks domain by domain in round-robin (task order within a domain shuffled by the
    seed), adding a task only while that brings the eval size closer to the target. Everything
@@ -14,12 +15,11 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from judge_runner.cases.dataset import Dataset
+from judge_runner.cases.validate import ValidationLimits, validate_dataset
 from judge_runner.splits.manifest import (
     MANIFEST_FILE,
     BenchManifest,
@@ -34,19 +34,6 @@ from judge_runner.splits.manifest import (
 DEFAULT_EVAL_FRACTION = 203 / 681
 
 
-@dataclass(frozen=True)
-class Limits:
-    max_tokens: int = 150_000  # CaseStats.normalized_tokens_est
-    max_steps: int = 1500
-
-    def violation(self, tokens: int, steps: int) -> str | None:
-        if tokens > self.max_tokens:
-            return f"{tokens} normalized tokens > limit {self.max_tokens}"
-        if steps > self.max_steps:
-            return f"{steps} steps > limit {self.max_steps}"
-        return None
-
-
 class SplitError(ValueError):
     """Constraints that cannot be met; the message says which and with what counts."""
 
@@ -58,23 +45,24 @@ class BuiltSplits:
     manifest: BenchManifest
 
 
-def load_pool(dataset: Dataset, limits: Limits) -> tuple[list[PoolCase], list[DroppedCase]]:
+def load_pool(
+    dataset: Dataset, limits: ValidationLimits
+) -> tuple[list[PoolCase], list[DroppedCase]]:
+    """Cases that pass validation and carry a label, and the dropped ones with their reasons."""
+    problems: dict[str, list[str]] = defaultdict(list)
+    for issue in validate_dataset(dataset.root, limits):
+        problems[issue.case_id].append(f"{issue.field}: {issue.message}")
     labels = dataset.labels()
     pool: list[PoolCase] = []
     dropped: list[DroppedCase] = []
     for case_id in dataset.case_ids():
-        try:
-            meta = dataset.case(case_id).meta
-        except (OSError, ValidationError) as exc:
-            dropped.append(DroppedCase(case_id=case_id, reason=f"unreadable case.json: {exc}"))
+        if case_id in problems:
+            dropped.append(DroppedCase(case_id=case_id, reason="; ".join(problems[case_id])))
             continue
         if case_id not in labels:
             dropped.append(DroppedCase(case_id=case_id, reason="no label"))
             continue
-        over = limits.violation(meta.stats.normalized_tokens_est, meta.stats.n_steps)
-        if over is not None:
-            dropped.append(DroppedCase(case_id=case_id, reason=over))
-            continue
+        meta = dataset.case(case_id).meta
         domain = meta.domain.value if meta.domain is not None else "unknown"
         pool.append(PoolCase(case_id=case_id, task=meta.task, domain=domain,
                              label=labels[case_id].label.value))
@@ -127,14 +115,14 @@ def build_splits(
     seed: int = 0,
     eval_size: int | None = None,
     eval_fraction: float = DEFAULT_EVAL_FRACTION,
-    limits: Limits | None = None,
+    limits: ValidationLimits | None = None,
 ) -> BuiltSplits:
     """Write dev.txt, eval.txt and manifest.json into `out`.
 
     Raises SplitError when fewer than two tasks survive filtering (no task-disjoint split exists)
     or the requested eval size leaves nothing for dev.
     """
-    limits = limits or Limits()
+    limits = limits or ValidationLimits()
     pool, dropped = load_pool(dataset, limits)
     kept, dropped_tasks = two_outcome_tasks(pool)
     n_tasks = len({c.task for c in kept})
@@ -154,7 +142,7 @@ def build_splits(
     dev_cases = [c for c in kept if c.task not in eval_tasks]
     manifest = BenchManifest(
         dataset=str(dataset.root.resolve()), dataset_sha256=dataset_sha256(dataset), seed=seed,
-        limits={"max_tokens": limits.max_tokens, "max_steps": limits.max_steps},
+        limits=asdict(limits),
         eval_target=target, dropped=dropped, dropped_tasks=dropped_tasks,
         splits={"dev": counts(dev_cases), "eval": counts(eval_cases)},
     )

@@ -9,10 +9,10 @@ import typer
 from rich.console import Console
 
 from judge_runner.cases.dataset import Dataset
+from judge_runner.cases.validate import ValidationLimits
 from judge_runner.runs.records import load_records
 from judge_runner.splits.build import (
     DEFAULT_EVAL_FRACTION,
-    Limits,
     SplitError,
     build_splits,
     load_pool,
@@ -43,10 +43,10 @@ def build_command(
         "--eval-fraction", help="Target eval share of the kept pool (default 203/681).")]
     = DEFAULT_EVAL_FRACTION,
     max_tokens: Annotated[int, typer.Option(
-        "--max-tokens", help="Drop cases over this normalized token estimate.")]
-    = Limits.max_tokens,
+        "--max-tokens", help="Drop cases whose trajectory exceeds this token estimate.")]
+    = ValidationLimits.max_trajectory_tokens,
     max_steps: Annotated[int, typer.Option("--max-steps", help="Drop cases over this many steps.")]
-    = Limits.max_steps,
+    = ValidationLimits.max_steps,
 ) -> None:
     """Filter the pool and split it task-disjoint into dev.txt / eval.txt with a manifest."""
     ds = Dataset(dataset)
@@ -56,7 +56,8 @@ def build_command(
     try:
         built = build_splits(ds, target, seed=seed, eval_size=eval_size,
                              eval_fraction=eval_fraction,
-                             limits=Limits(max_tokens=max_tokens, max_steps=max_steps))
+                             limits=ValidationLimits(max_trajectory_tokens=max_tokens,
+                                                     max_steps=max_steps))
     except SplitError as exc:
         raise _fail(str(exc)) from exc
     m = built.manifest
@@ -86,7 +87,7 @@ def gate_command(
     manifest = BenchManifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
     ds = Dataset(dataset if dataset is not None else Path(manifest.dataset))
     dev_ids = set(read_split(dev / "dev.txt"))
-    pool, _ = load_pool(ds, Limits(**manifest.limits))
+    pool, _ = load_pool(ds, ValidationLimits(**manifest.limits))
     dev_pool = [c for c in pool if c.case_id in dev_ids]
     if len(dev_pool) != len(dev_ids):
         missing = sorted(dev_ids - {c.case_id for c in dev_pool})
