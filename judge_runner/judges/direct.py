@@ -23,6 +23,7 @@ from judge_runner.judges.base import Decision, Verdict
 from judge_runner.judges.digest import render_digest
 from judge_runner.judges.llm import (
     ClientFactory,
+    check_knobs,
     client_factory,
     extra_int,
     fresh_transcript,
@@ -105,6 +106,7 @@ def _error(case_id: str, judge: str, reason: str, usage: Usage,
 
 def make_judge(options: JudgeOptions) -> DirectJudge:
     """Raises JudgeConfigError without a model or with bad token budgets."""
+    check_knobs(options, "direct", {"max_prompt_tokens", "max_output_tokens"})
     return DirectJudge(
         model=require_model(options, "direct"),
         clients=client_factory(options),

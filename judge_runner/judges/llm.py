@@ -42,6 +42,18 @@ class JudgeConfigError(ValueError):
     """The options cannot build this judge (e.g. no model given)."""
 
 
+CLIENT_KNOBS = frozenset({"timeout_s", "retry"})
+
+
+def check_knobs(options: JudgeOptions, judge: str, knobs: set[str] | frozenset[str]) -> None:
+    """Raise JudgeConfigError for an `extra` key this judge does not know (likely a typo)."""
+    unknown = sorted(set(options.extra) - knobs - CLIENT_KNOBS)
+    if unknown:
+        known = ", ".join(sorted(knobs | CLIENT_KNOBS))
+        raise JudgeConfigError(f"unknown option(s) for the {judge} judge: {unknown}; "
+                               f"known: {known}")
+
+
 def require_model(options: JudgeOptions, judge: str) -> str:
     if not options.model:
         raise JudgeConfigError(f"the {judge} judge needs a model (--model)")

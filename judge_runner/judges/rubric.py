@@ -24,6 +24,7 @@ from judge_runner.judges.digest import render_digest
 from judge_runner.judges.direct import DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_PROMPT_TOKENS
 from judge_runner.judges.llm import (
     ClientFactory,
+    check_knobs,
     client_factory,
     extra_int,
     fresh_transcript,
@@ -180,6 +181,7 @@ def _skill_texts(case: CasePackage) -> list[tuple[str, str]]:
 
 def make_judge(options: JudgeOptions) -> RubricJudge:
     """Raises JudgeConfigError without a model or with bad token budgets."""
+    check_knobs(options, "rubric", {"max_prompt_tokens", "max_output_tokens"})
     return RubricJudge(
         model=require_model(options, "rubric"),
         clients=client_factory(options),

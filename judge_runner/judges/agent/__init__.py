@@ -2,7 +2,7 @@
 
 `make_judge(options)` builds it from JudgeOptions; `options.skill` None means no JudgeSkill.
 Budgets come from `options.extra` (max_turns, max_total_tokens, max_wall_s, max_invalid,
-max_nudges, max_output_tokens); unknown budget keys are an error.
+max_nudges, max_output_tokens); an unknown key is an error.
 """
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from __future__ import annotations
 from judge_runner.judges.agent.judge import AgentJudge, Budgets
 from judge_runner.judges.llm import (
     JudgeConfigError,
+    check_knobs,
     client_factory,
     require_model,
     sandbox_factory,
@@ -29,6 +30,7 @@ def make_judge(options: JudgeOptions) -> AgentJudge:
     except SkillError as exc:
         raise JudgeConfigError(str(exc)) from None
     budget_keys = set(Budgets.model_fields)
+    check_knobs(options, "agent", budget_keys)
     try:
         budgets = Budgets(**{k: v for k, v in options.extra.items() if k in budget_keys})
     except ValueError as exc:

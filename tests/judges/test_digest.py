@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from judge_runner.cases import estimate_tokens
+from judge_runner.judges.digest import render_digest
+from tests.judges import casekit
+
+
+def test_whole_case_when_it_fits(tmp_path: Path) -> None:
+    case = casekit.build_dataset(tmp_path, {"c": 41}).case("c")
+    text, selection = render_digest(case, 100_000)
+    assert selection.fits_whole and not selection.omitted_steps
+    assert selection.step_chars is None
+    for needle in ("Sum the numbers", "[3] tool_call Write", '{"total": 41}',
+                   "termination: completed", "Done: total is 41.", "### Skill summing"):
+        assert needle in text
+
+
+def test_policy_levels_cut_with_markers_and_record_them(tmp_path: Path) -> None:
+    case = casekit.build_dataset(tmp_path, {"c": 41}, filler_steps=50).case("c")
+    full, _ = render_digest(case, 10**9)
+    budget = estimate_tokens(full) // 2
+    text, selection = render_digest(case, budget)
+    assert selection.prompt_tokens_est <= budget and not selection.over_budget
+    assert selection.step_chars is not None
+    assert "characters cut ...]" in text
+    tight, sel2 = render_digest(case, 1500)
+    assert sel2.omitted_steps and sel2.omitted_step_chars > 0
+    # kept whatever the budget: instruction, the step that wrote the artifact, the final message
+    for needle in ("Sum the numbers", "[3] tool_call Write", "Done: total is 41."):
+        assert needle in tight
+    omitted = {i for first, last in sel2.omitted_steps for i in range(first, last + 1)}
+    for first, last in sel2.omitted_steps:
+        assert f"[steps {first}-{last} left out:" in tight
+    assert 3 not in omitted
+
+
+def test_deterministic(tmp_path: Path) -> None:
+    case = casekit.build_dataset(tmp_path, {"c": 41}, filler_steps=20).case("c")
+    assert render_digest(case, 2000) == render_digest(case, 2000)
