@@ -63,6 +63,14 @@ class _WireMessage(BaseModel):
     usage: _WireUsage
 
 
+def safe_url(url: str) -> str:
+    """`url` without user info, query or fragment: what may appear in logs and errors."""
+    parts = urlparse(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return parts._replace(netloc=netloc, query="", fragment="").geturl()
+
+
 def is_local(base_url: str) -> bool:
     return (urlparse(base_url).hostname or "") in _LOCAL_HOSTS
 
@@ -74,7 +82,7 @@ def resolve_api_key(base_url: str) -> str:
         return key
     if is_local(base_url):
         return LOCAL_DUMMY_KEY
-    raise ModelError(f"{API_KEY_ENV} is not set; it is needed to call {base_url} "
+    raise ModelError(f"{API_KEY_ENV} is not set; it is needed to call {safe_url(base_url)} "
                      "(local servers such as http://127.0.0.1:PORT need no key)")
 
 
@@ -108,7 +116,7 @@ class AnthropicClient:
                                         max_retries=0, timeout=timeout_s)
 
     def __repr__(self) -> str:  # never show the key
-        return f"AnthropicClient(base_url={self.base_url!r}, timeout_s={self.timeout_s})"
+        return f"AnthropicClient(base_url={safe_url(self.base_url)!r}, timeout_s={self.timeout_s})"
 
     def complete(self, request: ModelRequest) -> ModelResponse:
         """One Messages call with retries.
@@ -153,7 +161,13 @@ class AnthropicClient:
                     body = self._send(request, send_temperature)
         except anthropic.APIError as err:
             raise self._failure(err, attempts) from None
-        return self._to_response(request, self._parse_json(body, attempts), attempts)
+        response = self._to_response(request, self._parse_json(body, attempts), attempts)
+        log.debug("model call", model=request.model, attempts=attempts,
+                  input_tokens=response.usage.input_tokens,
+                  cache_read_input_tokens=response.usage.cache_read_input_tokens,
+                  cache_creation_input_tokens=response.usage.cache_creation_input_tokens,
+                  output_tokens=response.usage.output_tokens, stop_reason=response.stop_reason)
+        return response
 
     # --- internals -------------------------------------------------------------------------
     def _send(self, request: ModelRequest, send_temperature: bool) -> str:
@@ -214,7 +228,7 @@ class AnthropicClient:
     def _failure(self, err: anthropic.APIError, attempts: int) -> ModelCallError:
         status = err.status_code if isinstance(err, anthropic.APIStatusError) else None
         gave_up = " (retries exhausted)" if is_retryable(err) else ""
-        message = (f"model call to {self.base_url} failed after {attempts} attempt(s)"
+        message = (f"model call to {safe_url(self.base_url)} failed after {attempts} attempt(s)"
                    f"{gave_up}: {self._describe(err)}")
         log.error("model call failed", attempts=attempts, status=status, reason=message)
         return ModelCallError(message, attempts=attempts, status=status)

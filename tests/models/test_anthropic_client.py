@@ -235,8 +235,22 @@ def test_key_never_appears_in_errors_or_logs(fake_api: FakeMessagesServer, log_f
 
 def test_remote_server_without_key_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
-    with pytest.raises(ModelError, match="ANTHROPIC_API_KEY is not set"):
-        make_client(base_url="https://models.example.invalid")
+    with pytest.raises(ModelError, match="ANTHROPIC_API_KEY is not set") as caught:
+        make_client(base_url="https://user:tok3n@models.example.invalid/v?key=tok3n")
+    assert "tok3n" not in str(caught.value)
+    assert "https://models.example.invalid/v" in str(caught.value)
+
+
+def test_credentials_in_the_base_url_stay_out_of_errors(fake_api: FakeMessagesServer) -> None:
+    fake_api.push(http_error(403, message="forbidden"))
+    url = fake_api.base_url.replace("http://", "http://proxyuser:pr0xy-secret@")
+    model = AnthropicClient(base_url=url, retry=FAST, prices=PRICES)
+
+    with pytest.raises(ModelCallError) as caught:
+        model.complete(request())
+
+    assert "pr0xy-secret" not in str(caught.value) and "pr0xy-secret" not in repr(model)
+    assert f"127.0.0.1:{fake_api.port}" in str(caught.value)
 
 
 def test_local_server_without_key_gets_a_dummy(fake_api: FakeMessagesServer,
