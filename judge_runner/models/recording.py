@@ -139,8 +139,9 @@ class ReplayClient:
     """Answers requests from the transcripts under `run_dir` (searched recursively).
 
     When a request was recorded several times, its recordings are served in order and the last
-    one repeats. Raises ReplayError at construction when `run_dir` holds no transcript, and
-    ReplayMissError for a request that was never recorded.
+    one repeats. Responses carry their recorded usage, i.e. what the original run spent.
+    Raises ReplayError at construction when `run_dir` holds no transcript, and ReplayMissError
+    for a request that was never recorded.
     """
 
     def __init__(self, run_dir: Path) -> None:
