@@ -1,0 +1,165 @@
+"""A Sandbox over a Harbor environment, so the agent judge runs its tools in a Harbor trial.
+
+Harbor's environment API is async and lives on Harbor's event loop; the agent judge is
+synchronous and runs in a worker thread. `HarborSandbox` bridges the two: each call is submitted
+to the loop and waited for from the worker thread (never call it from the loop's own thread).
+
+Every command runs as the judge image's non-root user under the same shell wrapper as the Docker
+sandbox (timeout that kills the whole process tree, sweep of escaped children), and its output
+is capped with a marker. Harbor returns stdout and stderr of an exec merged into one stream, so
+`ExecResult.stderr` is always empty here. Files are read base64-encoded, so binary files arrive
+intact through Harbor's text-only exec.
+
+Failure: a Harbor call that raises (container gone, engine error, Harbor's own timeout) becomes
+`SandboxError`; the agent judge then ends the case as an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import math
+import shlex
+import time
+from collections.abc import Coroutine
+from types import TracebackType
+from typing import Any, Protocol, Self, TypeVar
+
+from judge_runner.harbor.layout import CASE_DIR, JUDGE_USER
+from judge_runner.sandbox.base import ExecResult, SandboxError
+from judge_runner.sandbox.files import (
+    READ_FILE_SCRIPT,
+    parse_file_list,
+    read_file_result,
+)
+from judge_runner.sandbox.limits import SandboxLimits
+from judge_runner.sandbox.output import CappedStream
+from judge_runner.sandbox.wrapper import new_exec_id, run_argv, sweep_argv, timed_out
+
+T = TypeVar("T")
+
+_LIST_SCRIPT = r"""
+[ -e "$1" ] || exit 66
+exec find "$1" -mindepth 1 \( -type f -o -type l \) -print0 2>/dev/null
+"""
+# Seconds Harbor may take beyond the in-container timeout before the host gives up on a call.
+HOST_SLACK = 30.0
+
+
+class HarborExecResult(Protocol):
+    stdout: str | None
+    stderr: str | None
+    return_code: int
+
+
+class HarborEnvironment(Protocol):
+    """The part of `harbor.environments.base.BaseEnvironment` this sandbox uses."""
+
+    async def exec(
+        self,
+        command: str,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        timeout_sec: int | None = None,
+        user: str | int | None = None,
+    ) -> HarborExecResult: ...
+
+
+class HarborSandbox:
+    """Sandbox Protocol over a Harbor environment; see the module docstring.
+
+    environment: the trial's environment. loop: the event loop it belongs to.
+    limits: exec timeout, kill grace, output cap and read limit (other knobs are the
+    environment's own: Harbor sets CPU, memory and network from task.toml).
+    user: who runs the commands (default the judge image's non-root user).
+    """
+
+    kind = "harbor"
+
+    def __init__(
+        self,
+        environment: HarborEnvironment,
+        loop: asyncio.AbstractEventLoop,
+        limits: SandboxLimits | None = None,
+        user: str = JUDGE_USER,
+    ) -> None:
+        self._env = environment
+        self._loop = loop
+        self.limits = limits or SandboxLimits()
+        self._user = user
+
+    def _call(self, coro: Coroutine[Any, Any, T], wait_s: float) -> T:
+        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        try:
+            return future.result(timeout=wait_s)
+        except TimeoutError:
+            future.cancel()
+            raise SandboxError(f"the Harbor environment did not answer in {wait_s:.0f}s") from None
+        except Exception as exc:
+            raise SandboxError(f"Harbor environment call failed: {exc}") from exc
+
+    def _run(self, argv: list[str], budget_s: float) -> HarborExecResult:
+        return self._call(
+            self._env.exec(shlex.join(argv), timeout_sec=math.ceil(budget_s + HOST_SLACK / 2),
+                           user=self._user),
+            budget_s + HOST_SLACK,
+        )
+
+    def exec(self, cmd: str, timeout: float | None = None) -> ExecResult:
+        limit = timeout if timeout is not None else self.limits.exec_timeout
+        exec_id = new_exec_id()
+        started = time.monotonic()
+        try:
+            result = self._run(run_argv(cmd, limit, self.limits.kill_grace, exec_id),
+                               limit + self.limits.kill_grace)
+        except SandboxError:
+            # The host gave up; make sure nothing of this command keeps running inside.
+            self._best_effort_sweep(exec_id)
+            raise
+        duration = time.monotonic() - started
+        out = CappedStream(self.limits.output_cap)
+        out.feed((result.stdout or "").encode("utf-8", errors="replace"))
+        is_timeout = timed_out(result.return_code, duration, limit)
+        return ExecResult(stdout=out.text(), stderr="", exit_code=result.return_code,
+                          timed_out=is_timeout, truncated=out.truncated,
+                          duration=round(duration, 3))
+
+    def _best_effort_sweep(self, exec_id: str) -> None:
+        # The environment is already failing; the original error is what matters.
+        with contextlib.suppress(SandboxError):
+            self._run(sweep_argv(exec_id), 10.0)
+
+    def read_file(self, path: str, max_bytes: int | None = None) -> bytes:
+        limit = max_bytes if max_bytes is not None else self.limits.max_read_bytes
+        # The read script's exit code survives the pipe thanks to pipefail.
+        script = f"set -o pipefail; {{ {READ_FILE_SCRIPT} }} | base64 -w0"
+        argv = ["bash", "-c", script, "jr-read", path, str(limit + 1)]
+        result = self._run(argv, 60.0)
+        text = result.stdout or ""
+        try:
+            data = base64.b64decode(text, validate=True) if result.return_code == 0 else b""
+        except ValueError:
+            raise SandboxError(f"reading {path}: undecodable output") from None
+        return read_file_result(path, True, result.return_code, data, text[-2000:], limit,
+                                exact=max_bytes is None)
+
+    def list_files(self, path: str = CASE_DIR) -> list[str]:
+        # Harbor merges stderr into stdout: find's complaints must not become file names.
+        result = self._run(["sh", "-c", _LIST_SCRIPT, "jr-list", path], 60.0)
+        return parse_file_list(path, True, result.return_code,
+                               (result.stdout or "").encode("utf-8", errors="replace"), "")
+
+    def close(self) -> None:
+        """Nothing to release: Harbor owns the environment and tears it down after the trial."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,170 @@
+"""`JudgeAgent`: our agent judge as a Harbor agent.
+
+Use it as `harbor run -a judge_runner.harbor_agent:JudgeAgent -m MODEL ...`.
+
+The judge loop runs on the host with our model client; only its tools (bash, read_file) run in
+the trial's container, through `environment.exec`, as the image's non-root `judge` user. For one
+trial it:
+
+1. (setup, as root) makes the agent and verifier log dirs root-owned and not writable by the
+   judge's user, so nothing the judge runs can plant a verdict, a reward or a symlink there;
+2. copies the case package (/case) and the JudgeSkill (Harbor's skills dir) out of the container
+   — the task, not the host, says what is judged and with which skill;
+3. judges the case with the agent judge (`judge_runner.judges.agent`), writing plan.md,
+   inspection_log.jsonl, verdict.json and transcript.jsonl into the trial's `agent/judge/`
+   (uploaded to /logs/agent/judge when that dir is not a mount), plus `judge_config.json`;
+4. writes `agent/trajectory.json` (ATIF) and fills Harbor's token/cost context.
+
+The instruction Harbor passes is not used: the agent judge renders its own prompt from the case.
+A judge failure is an `error` verdict (the verifier then writes no reward); a failure to read the
+case out of the container raises, which Harbor records as the trial's exception.
+
+Agent kwargs (`--ak key=value`): api_base (Messages API root; default $ANTHROPIC_BASE_URL),
+allow_abstain (false), and the agent judge's budgets: max_turns, max_total_tokens, max_wall_s,
+max_invalid, max_nudges, max_output_tokens; timeout_s (per model call).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from dataclasses import replace
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from harbor.agents.base import BaseAgent
+from harbor.agents.capabilities import AgentCapabilities
+from harbor.environments.base import BaseEnvironment
+from harbor.models.agent.context import AgentContext
+from harbor.models.trajectories import Trajectory
+
+from judge_runner import __version__
+from judge_runner.cases.dataset import CasePackage
+from judge_runner.harbor import layout
+from judge_runner.harbor.atif import build_trajectory, prompt_tokens, read_calls
+from judge_runner.harbor.sandbox import HarborSandbox
+from judge_runner.judges.agent import AgentJudge, make_judge
+from judge_runner.judges.base import Verdict
+from judge_runner.judges.products import TRANSCRIPT_FILE
+from judge_runner.judges.registry import JudgeOptions
+
+_BUDGET_KEYS = ("max_turns", "max_total_tokens", "max_wall_s", "max_invalid", "max_nudges",
+                "max_output_tokens", "timeout_s")
+_LOCK_DOWN = (
+    "mkdir -p {products} /logs/verifier"
+    " && chown root:root /logs/agent {products} /logs/verifier"
+    " && chmod 0755 /logs/agent {products} /logs/verifier"
+)
+
+
+class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type information
+    capabilities = AgentCapabilities(skills=True, atif=True)
+
+    def __init__(
+        self,
+        logs_dir: Path,
+        model_name: str | None = None,
+        *args: Any,
+        api_base: str | None = None,
+        allow_abstain: bool | str = False,
+        **kwargs: Any,
+    ) -> None:
+        budgets = {k: _number(kwargs.pop(k)) for k in _BUDGET_KEYS if k in kwargs}
+        super().__init__(logs_dir, model_name, *args, **kwargs)
+        self._api_base = api_base
+        self._allow_abstain = _flag(allow_abstain)
+        self._budgets = budgets
+
+    @staticmethod
+    def name() -> str:
+        return "judge-runner"
+
+    def version(self) -> str:
+        return __version__
+
+    async def setup(self, environment: BaseEnvironment) -> None:
+        result = await environment.exec(
+            _LOCK_DOWN.format(products=layout.PRODUCTS_DIR), user="root")
+        if result.return_code != 0:
+            raise RuntimeError(f"could not lock down the log dirs: {result.stdout}")
+
+    async def run(
+        self, instruction: str, environment: BaseEnvironment, context: AgentContext
+    ) -> None:
+        products = self.logs_dir / layout.PRODUCTS_SUBDIR
+        products.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="judge-runner-harbor-") as tmp:
+            work = Path(tmp)
+            case_dir = work / "case"
+            await environment.download_dir(layout.CASE_DIR, case_dir)
+            skill_dir = await self._download_skill(environment, work / "skills")
+            judge = self._build_judge(skill_dir, environment, asyncio.get_running_loop())
+            (products / layout.CONFIG_FILE).write_text(
+                json.dumps({"judge": judge.name, "config": judge.config()}, indent=2,
+                           sort_keys=True, default=str) + "\n", encoding="utf-8")
+            verdict = await asyncio.to_thread(judge.judge, CasePackage(case_dir), products)
+        if not environment.is_path_mounted(PurePosixPath(layout.PRODUCTS_DIR), products):
+            await environment.upload_dir(products, layout.PRODUCTS_DIR)
+        self._write_trajectory(products / TRANSCRIPT_FILE)
+        _fill_context(context, verdict)
+
+    async def _download_skill(self, environment: BaseEnvironment, into: Path) -> Path | None:
+        """The JudgeSkill folder from the task's skills dir; None when the task has none.
+
+        Raises RuntimeError when the skills dir holds more than one skill (which to follow?).
+        """
+        if not self.skills_dir or not await environment.is_dir(self.skills_dir):
+            return None
+        await environment.download_dir(self.skills_dir, into)
+        skills = sorted(p for p in into.iterdir() if (p / "SKILL.md").is_file())
+        if len(skills) > 1:
+            names = ", ".join(p.name for p in skills)
+            raise RuntimeError(f"{self.skills_dir} holds several skills ({names}); expected one")
+        return skills[0] if skills else None
+
+    def _build_judge(
+        self, skill_dir: Path | None, environment: BaseEnvironment,
+        loop: asyncio.AbstractEventLoop,
+    ) -> AgentJudge:
+        options = JudgeOptions(skill=skill_dir, model=self.model_name, base_url=self._api_base,
+                               allow_abstain=self._allow_abstain, extra=self._budgets)
+        judge = make_judge(options)
+        return replace(judge, sandboxes=lambda case: HarborSandbox(environment, loop))
+
+    def _write_trajectory(self, transcript: Path) -> None:
+        data = build_trajectory(read_calls(transcript), self.name(), self.version(),
+                                self.session_id)
+        if data is None:
+            return
+        trajectory = Trajectory.model_validate(data)  # Harbor's own schema check
+        (self.logs_dir / "trajectory.json").write_text(
+            json.dumps(trajectory.to_json_dict(), indent=2) + "\n", encoding="utf-8")
+
+
+def _fill_context(context: AgentContext, verdict: Verdict) -> None:
+    usage = verdict.usage
+    context.n_input_tokens = prompt_tokens(usage)
+    context.n_cache_tokens = usage.cache_read_input_tokens
+    context.n_output_tokens = usage.output_tokens
+    context.cost_usd = usage.cost_usd
+    context.metadata = {"case_id": verdict.case_id, "decision": verdict.decision.value,
+                        "error": verdict.error, "model_calls": usage.calls}
+
+
+def _flag(value: bool | str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if value.lower() in ("1", "true", "yes"):
+        return True
+    if value.lower() in ("0", "false", "no"):
+        return False
+    raise ValueError(f"allow_abstain must be true or false, got {value!r}")
+
+
+def _number(value: Any) -> int | float:
+    """Agent kwargs may arrive as strings from the command line."""
+    if isinstance(value, int | float):
+        return value
+    text = str(value)
+    return float(text) if any(c in text for c in ".eE") else int(text)
