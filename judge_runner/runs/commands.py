@@ -14,7 +14,7 @@ from judge_runner.cases.dataset import Dataset
 from judge_runner.judges.base import Judge
 from judge_runner.judges.registry import JudgeOptions, UnknownJudgeError, build_judge
 from judge_runner.runs.compare import Comparison, compare_records
-from judge_runner.runs.records import load_records
+from judge_runner.runs.records import VERDICTS_FILE, load_records
 from judge_runner.runs.report import (
     HTML_FILE,
     metrics_table,
@@ -172,6 +172,64 @@ def print_comparison(c: Comparison) -> None:
     _stdout.print(changed)
 
 
+POOL_DATASET = "dataset"
+
+
+def pool_dataset(pool: Path, out: Path, tasks: list[Path]) -> Dataset:
+    """A dataset as given, or Harbor trial folders imported (unlabeled allowed) into OUT/dataset.
+
+    Importing again on a rerun is deterministic (same case ids), so resume keeps working and
+    trials added to the pool since are picked up.
+    """
+    if (pool / "cases").is_dir():
+        return Dataset(pool)
+    from judge_runner.ingest.importer import ImportOptions, OutputDirError, import_trials
+    from judge_runner.ingest.report import TrialStatus
+
+    target = out / POOL_DATASET
+    try:
+        report = import_trials([pool], target,
+                               ImportOptions(task_dirs=tasks, require_label=False))
+    except (OutputDirError, ValueError, OSError) as exc:
+        raise _fail(f"importing {pool}: {exc}") from exc
+    for entry in report.trials:
+        if entry.status is TrialStatus.FAILED:  # reported, not fatal: the rest is judged
+            _stderr.print(f"[yellow]not imported[/] {entry.trial_path}: {entry.reason}",
+                          highlight=False)
+    imported = report.count(TrialStatus.IMPORTED)
+    if imported == 0:
+        raise _fail(f"no trial could be imported from {pool}")
+    _stderr.print(f"imported {imported} trial(s) from {pool} into {target}", highlight=False)
+    return Dataset(target)
+
+
+def verdicts_command(
+    pool: Annotated[Path, typer.Argument(help="Harbor trial folders (any tree) or a dataset.")],
+    judge: JudgeName,
+    out: Annotated[Path, typer.Option("--out", help="Output dir: dataset/ and the run.")],
+    tasks: Annotated[list[Path] | None, typer.Option(
+        "--tasks", help="Folder of task folders (<dir>/<task>/instruction.md); repeatable.")]
+    = None,
+    skill: SkillOpt = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    sandbox: SandboxOpt = "auto",
+    allow_abstain: Annotated[bool, typer.Option("--allow-abstain")] = False,
+    concurrency: ConcurrencyOpt = 4,
+    retry_errors: RetryOpt = False,
+    progress: ProgressOpt = True,
+) -> None:
+    """Judge a new pool of trajectories (no labels needed); reruns resume like `eval`."""
+    if not pool.exists():
+        raise _fail(f"pool {pool} does not exist")
+    ds = pool_dataset(pool, out, list(tasks or []))
+    the_judge = make_judge(judge, skill, model, base_url, sandbox, allow_abstain)
+    result = execute(the_judge, ds, ds.case_ids(), out, concurrency, retry_errors, progress)
+    _stdout.print(metrics_table(result.summary))
+    _stdout.print(f"verdicts: {out / VERDICTS_FILE}\nreport: {out / HTML_FILE}",
+                  highlight=False, soft_wrap=True)
+
+
 def select_command(
     runs: Annotated[list[Path], typer.Argument(help="Run directories over the same pool.")],
     n_max: Annotated[int, typer.Option("--n-max", min=1)] = 10,
@@ -197,5 +255,6 @@ def select_command(
 def register(app: typer.Typer) -> None:
     app.command("eval")(eval_command)
     app.command("compare")(compare_command)
+    app.command("verdicts")(verdicts_command)
     app.command("select")(select_command)
 

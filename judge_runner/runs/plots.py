@@ -103,6 +103,6 @@ def histogram(values: Sequence[float], bins: int, title: str, unit: str) -> str:
     for v in values:
         counts[min(int((v - low) / step), bins - 1)] += 1
     top = max(counts)
-    bars = [(f"{low + i * step:.2f}–{low + (i + 1) * step:.2f} {unit}", float(c), str(c))
+    bars = [(f"{low + i * step:.3g}–{low + (i + 1) * step:.3g} {unit}", float(c), str(c))
             for i, c in enumerate(counts)]
     return bar_chart(bars, max_value=float(top), title=title)
