@@ -50,6 +50,8 @@ SANDBOX_UID = "10001:10001"
 # kills the command itself (covers a wedged `timeout` or a slow engine).
 HOST_SLACK = 10.0
 _STDOUT, _STDERR = 1, 2
+# Processes always present while a wrapper runs: the engine's init, `sleep infinity`, the wrapper.
+_BASELINE_PIDS = 3
 
 
 class DockerSandbox:
@@ -237,6 +239,7 @@ class DockerSandbox:
             created = self._api.exec_create(
                 self.container_id, argv, stdout=True, stderr=True, stdin=False, tty=False,
                 user=SANDBOX_UID, workdir=CASE_MOUNT,
+                environment={"JR_BASELINE_PIDS": str(_BASELINE_PIDS)},
             )
             raw = self._api.exec_start(created["Id"], socket=True)
         except docker_errors.DockerException as exc:
