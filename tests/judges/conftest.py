@@ -10,23 +10,38 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import Dataset
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, require
 from tests.fakeapi import ALL_REQUESTS
 from tests.judges import casekit
 
 
 def secrets_of(dataset_root: Path) -> list[str]:
-    """Label lines and evidence lines (≥ 16 characters) of a dataset on disk."""
+    """Label lines, and evidence lines (≥ 16 characters) of a dataset on disk.
+
+    An evidence line that also occurs in the case package itself (say a pytest banner the agent
+    saw in its own run) is public to the judge, so it is not a secret.
+    """
     found: list[str] = []
     labels = dataset_root / "labels.jsonl"
     if labels.is_file():
         found += [ln.strip() for ln in labels.read_text().splitlines() if ln.strip()]
-    evidence = dataset_root / "evidence"
-    if evidence.is_dir():
-        for path in sorted(p for p in evidence.rglob("*") if p.is_file()):
+    evidence_root = dataset_root / "evidence"
+    if not evidence_root.is_dir():
+        return found
+    for case_evidence in sorted(p for p in evidence_root.iterdir() if p.is_dir()):
+        public = _package_text(dataset_root / "cases" / case_evidence.name)
+        for path in sorted(p for p in case_evidence.rglob("*") if p.is_file()):
             text = path.read_text(encoding="utf-8", errors="replace")
-            found += [ln.strip() for ln in text.splitlines() if len(ln.strip()) >= 16]
+            found += [ln.strip() for ln in text.splitlines()
+                      if len(ln.strip()) >= 16 and ln.strip() not in public]
     return found
+
+
+def _package_text(case_dir: Path) -> str:
+    if not case_dir.is_dir():
+        return ""
+    files = sorted(p for p in case_dir.rglob("*") if p.is_file())
+    return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in files)
 
 
 def leaked(secrets: list[str]) -> list[tuple[str, str]]:
@@ -41,11 +56,22 @@ def leaked(secrets: list[str]) -> list[tuple[str, str]]:
 @pytest.fixture(scope="session", autouse=True)
 def no_label_or_evidence_reaches_a_model() -> Iterator[None]:
     yield
-    secrets = list(casekit.SECRETS)
-    if EXAMPLES.is_dir():
-        secrets += secrets_of(EXAMPLES)
-    hits = leaked(secrets)
+    hits = leaked(list(casekit.SECRETS))
     assert not hits, f"label or evidence text reached a model: {hits[:5]}"
+
+
+@pytest.fixture(scope="session")
+def examples(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
+    """The bundled example trials imported into a dataset (labels and evidence registered)."""
+    from judge_runner.ingest import ImportOptions, import_trials
+
+    require((EXAMPLES / "trials").is_dir(), f"bundled examples not found at {EXAMPLES}")
+    out = tmp_path_factory.mktemp("examples") / "dataset"
+    import_trials([EXAMPLES / "trials"], out, ImportOptions(task_dirs=[EXAMPLES / "tasks"]))
+    built = Dataset(out)
+    require(bool(built.case_ids()), "the bundled examples imported no case")
+    casekit.SECRETS.extend(secrets_of(out))
+    return built
 
 
 @pytest.fixture

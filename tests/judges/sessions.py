@@ -68,3 +68,26 @@ def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return []
     return [b for b in content if b.get("type") == "tool_result"]
+
+
+def first_line(text: str, limit: int = 60) -> str:
+    """The first non-blank line of `text`, stripped and cut to `limit` characters."""
+    line = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return line[:limit]
+
+
+def bundled_session(artifact: str, artifact_text: str, final_message: str,
+                    decision: str) -> list[Reply]:
+    """A session over a real imported case: quotes are taken from the package's own files and
+    must match what the sandbox prints for them."""
+    return [
+        plan(),
+        bash(f"head -c 4000 /case/artifacts/{artifact}", "tu_bash_artifact"),
+        inspection("P1", "tu_bash_artifact", first_line(artifact_text), "supports", "tu_rec1"),
+        bash(FINAL_MESSAGE_CMD, "tu_bash_final"),
+        inspection("P2", "tu_bash_final", first_line(final_message), "supports", "tu_rec2"),
+        reply(tool_use("read_file", {"path": "/case/trajectory.json", "limit": 3000},
+                       id="tu_read")),
+        inspection("P2", "tu_read", '"case_id"', "inconclusive", "tu_rec3"),
+        verdict(decision, ["I1", "I2", "I3"]),
+    ]

@@ -82,6 +82,31 @@ def test_scripted_session_writes_four_products_with_resolving_citations(
     assert not problems and len(entries) == len(fake_api.bodies) == 6
 
 
+def test_bundled_cases_plan_inspect_decide_with_one_prefix(
+    fake_api: FakeMessagesServer, examples: Dataset, sandbox_kind: str, tmp_path: Path
+) -> None:
+    judge = agent(fake_api, sandbox_kind)
+    chosen = [c for c in examples.cases()
+              if c.trajectory.final_message and any(a.stored_as for a in c.meta.artifacts)][:2]
+    assert len(chosen) == 2
+    for case in chosen:
+        stored = next(a.stored_as for a in case.meta.artifacts if a.stored_as)
+        artifact_text = (case.artifacts_dir / stored).read_text()
+        fake_api.push(*sessions.bundled_session(
+            stored, artifact_text, case.trajectory.final_message or "", "fail"))
+        out = tmp_path / case.id
+        verdict = judge.judge(case, out)
+        assert verdict.decision == Decision.FAIL, verdict.error
+        for name in (PLAN_FILE, LOG_FILE, VERDICT_FILE, TRANSCRIPT_FILE):
+            assert (out / name).is_file(), name
+        log = read_log(out)
+        assert [i.id for i in log] == ["I1", "I2", "I3"] == verdict.citations
+        assert all(ref.verified for i in log for ref in i.evidence), log
+    from tests.fakeapi import cacheable_prefix_bytes
+
+    assert len({cacheable_prefix_bytes(b) for b in fake_api.bodies}) == 1
+
+
 def test_read_file_pages_long_trajectories_without_silent_truncation(
     fake_api: FakeMessagesServer, tmp_path: Path
 ) -> None:

@@ -1,0 +1,39 @@
+"""Must show 4: no label or verifier evidence in any request a model received.
+
+The session-wide check lives in `conftest.py` (it scans every request of the whole suite at the
+end). These tests prove the detector is not vacuous and run it once over what was sent so far.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+
+from judge_runner.cases import Dataset
+from tests.fakeapi import ALL_REQUESTS, FakeMessagesServer
+from tests.judges import casekit
+from tests.judges.conftest import leaked, secrets_of
+
+
+def test_secrets_cover_labels_and_private_evidence(dataset: Dataset) -> None:
+    secrets = secrets_of(dataset.root)
+    assert any('"label":"fail"' in s.replace(" ", "") for s in secrets)
+    assert casekit.evidence_text("c-fail").strip() in secrets
+
+
+def test_examples_register_their_secrets(examples: Dataset) -> None:
+    secrets = secrets_of(examples.root)
+    assert len([s for s in secrets if '"label"' in s]) == len(examples.case_ids())
+    assert set(secrets) <= set(casekit.SECRETS)
+
+
+def test_detector_finds_a_planted_leak(fake_api: FakeMessagesServer, tmp_path: Path) -> None:
+    planted = "PLANTED-SECRET-7f3a9 verifier says FAILED"
+    httpx.post(f"{fake_api.base_url}/v1/other", content=planted.encode(), timeout=5)
+    assert leaked([planted]) == [(planted, "/v1/other")]
+    ALL_REQUESTS[:] = [r for r in ALL_REQUESTS if planted not in r.text]  # not a real leak
+
+
+def test_nothing_leaked_so_far(dataset: Dataset) -> None:
+    assert leaked(list(casekit.SECRETS)) == []
