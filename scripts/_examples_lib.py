@@ -170,7 +170,8 @@ class Transcript:
 
     def notification(self, task_id: str, summary: str) -> None:
         self._emit({"type": "system", "subtype": "task_notification", "task_id": task_id,
-                    "status": "completed", "output_file": f"/tmp/claude/-root/tasks/{task_id}.output",
+                    "status": "completed",
+                    "output_file": f"/tmp/claude/-root/tasks/{task_id}.output",
                     "summary": summary, "session_id": self.session})
 
     def finish(self, text: str, duration_ms: int) -> None:
@@ -214,10 +215,10 @@ class Verifier:
                  f"../tests/test_outputs.py {marks:<40} [100%]", ""]
         failed = [(n, m) for n, ok, m in self.tests if not ok]
         if failed:
-            lines.append("=================================== FAILURES ===================================")
+            lines.append(f"{'=' * 35} FAILURES {'=' * 35}")
             for name, message in failed:
                 lines += [f"_{'_' * 20} {name} {'_' * 20}", f"E       {message}", ""]
-            lines.append("=========================== short test summary info ============================")
+            lines.append(f"{'=' * 27} short test summary info {'=' * 28}")
             lines += [f"FAILED ../tests/test_outputs.py::{n} - {m}" for n, m in failed]
         passed = len(self.tests) - len(failed)
         tail = f"{len(failed)} failed, {passed} passed" if failed else f"{passed} passed"

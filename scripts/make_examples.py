@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _examples_lib import Transcript, Verifier, skill_body, write_task, write_trial  # noqa: E402
+from _examples_lib import Transcript, Verifier, skill_body, write_task, write_trial
 
 JOB_OPUS = "claude-code-opus-4-5-examples"
 JOB_SONNET = "claude-code-sonnet-4-5-examples"
@@ -318,7 +318,8 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 from pathlib import Path
 
-FAILED = re.compile(r"^(\\w{3} +\\d+ [\\d:]+) .*Failed password for (?:invalid user )?\\S+ from ([\\d.]+)")
+FAILED = re.compile(r"^(\\w{3} +\\d+ [\\d:]+) .*"
+                    r"Failed password for (?:invalid user )?\\S+ from ([\\d.]+)")
 WINDOW = timedelta(minutes=5)
 
 attempts = defaultdict(list)

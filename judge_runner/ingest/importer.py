@@ -206,9 +206,9 @@ def _parse_transcript(trial: Path, options: ImportOptions) -> RawRun:
             raise _TrialFailure(f"{rel} is {size} bytes, over the {options.max_transcript_bytes} "
                                 "byte limit")
         data = path.read_bytes()
-        if b"\0" in data:
-            raise _TrialFailure(f"{rel} is binary (NUL byte at offset {data.index(b'\\0')}), "
-                                "not a transcript")
+        nul = data.find(b"\x00")
+        if nul >= 0:
+            raise _TrialFailure(f"{rel} is binary (NUL byte at offset {nul}), not a transcript")
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:

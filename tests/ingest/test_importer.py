@@ -1,0 +1,190 @@
+"""The importer on bad input: every broken trial gets a clear reason, the rest still imports,
+and nothing is ever written outside --out."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from judge_runner.cases import Dataset, validate_dataset
+from judge_runner.ingest import ImportOptions, OutputDirError, TrialStatus, import_trials
+from tests.ingest.helpers import (
+    init_event,
+    make_task,
+    make_trial,
+    result,
+    stream,
+    text,
+    tool_result,
+    tool_use,
+)
+
+GOOD = stream(init_event(["demo-skill"]),
+              tool_use("w", "Write", {"file_path": "/root/out.txt", "content": "42\n"}),
+              tool_result("w", "File created"), text("Wrote 42."), result("Wrote 42."))
+
+
+def _snapshot(root: Path, skip: Path) -> dict[str, bytes]:
+    return {str(p): p.read_bytes() for p in root.rglob("*")
+            if p.is_file() and not p.is_symlink() and skip not in p.parents}
+
+
+@pytest.fixture(scope="module")
+def batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """One batch of good and broken trials, shared (read-only) by the tests of this module."""
+    tmp_path = tmp_path_factory.mktemp("batch")
+    trials, tasks = tmp_path / "trials", tmp_path / "tasks"
+    make_task(tasks)
+    make_trial(trials, "good", GOOD)
+    garbled = GOOD.replace('{"type": "assistant", "message": {"role": "assistant", "content": '
+                           '[{"type": "text"', '{"type": "assistant", "mess', 1)
+    make_trial(trials, "garbled", garbled + '{"type": "user", "message": {"ro\n\x07\x1b[31m\n')
+    make_trial(trials, "no-result-json", GOOD, with_result=False)
+    make_trial(trials, "unknown-format", "User: solve it\nAssistant: done\n")
+    make_trial(trials, "binary", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    make_trial(trials, "no-transcript", None)
+    make_trial(trials, "bad-result", GOOD)
+    (trials / "bad-result" / "result.json").write_text('{"task_name": "demo-task", ')
+    make_trial(trials, "unlabeled", GOOD, reward=None)
+    make_trial(trials, "missing-task", GOOD, task="no-such-task")
+    escaping = stream(
+        init_event([], cwd="/root/work"),
+        tool_use("a", "Write", {"file_path": "../../../../../../outside.txt", "content": "A"}),
+        tool_result("a", "ok"),
+        tool_use("b", "Write", {"file_path": "/etc/cron.d/evil", "content": "B"}),
+        tool_result("b", "ok"),
+        tool_use("c", "Write", {"file_path": "/root/../../../tmp/x/../../y.txt", "content": "C"}),
+        tool_result("c", "ok"), result("done"))
+    folder = make_trial(trials, "escaping-paths", escaping)
+    (folder / "artifacts").mkdir()
+    (folder / "artifacts" / "plot.png").write_bytes(b"\x89PNG\x00\xff" * 100)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("do not touch")
+    os.symlink(victim, folder / "artifacts" / "link.txt")
+    os.symlink(tmp_path, folder / "artifacts" / "linked-dir")
+    huge = "y" * (50 * 1024 * 1024)
+    make_trial(trials, "huge-output", stream(
+        init_event([]), tool_use("h", "Bash", {"command": "cat big.log"}),
+        tool_result("h", huge, structured={"stdout": huge}), text("ok"), result("ok")))
+    return trials, tasks
+
+
+def test_bad_trials_fail_with_reasons_and_the_rest_imports(tmp_path: Path,
+                                                           batch: tuple[Path, Path]) -> None:
+    trials, tasks = batch
+    base = trials.parent
+    out = base / "out"
+    before = _snapshot(base, out)
+    report = import_trials([trials], out, ImportOptions(task_dirs=[tasks]))
+    entries = {t.trial_path.split("/", 1)[1]: t for t in report.trials}
+    reasons = {k: (v.status, v.reason) for k, v in entries.items()}
+
+    assert reasons["good"] == (TrialStatus.IMPORTED, None)
+    assert entries["garbled"].status is TrialStatus.IMPORTED
+    assert any("line 6: truncated or malformed JSON" in w for w in entries["garbled"].warnings)
+    assert any("line 4: truncated or malformed JSON" in w for w in entries["garbled"].warnings)
+    assert reasons["no-result-json"] == (TrialStatus.FAILED, "missing result.json")
+    assert "unknown transcript format in agent/claude-code.txt" in str(
+        reasons["unknown-format"][1])
+    assert "binary (NUL byte at offset" in str(reasons["binary"][1])
+    assert "no transcript" in str(reasons["no-transcript"][1])
+    assert "result.json is not valid JSON (line 1" in str(reasons["bad-result"][1])
+    assert "no numeric verifier_result.rewards.reward" in str(reasons["unlabeled"][1])
+    assert "task folder 'no-such-task'" in str(reasons["missing-task"][1])
+    assert entries["escaping-paths"].status is TrialStatus.IMPORTED
+    assert entries["huge-output"].status is TrialStatus.IMPORTED
+    assert report.count(TrialStatus.IMPORTED) == 4 and report.count(TrialStatus.FAILED) == 7
+
+    # nothing outside --out changed or appeared
+    assert _snapshot(base, out) == before
+    assert not (base.parent / "outside.txt").exists()
+    assert validate_dataset(out) == []
+    written = json.loads((out / "import_report.json").read_text())
+    assert len(written["trials"]) == 11
+
+
+def test_escaping_paths_and_symlinks_stay_inside_artifacts(tmp_path: Path,
+                                                           batch: tuple[Path, Path]) -> None:
+    trials, tasks = batch
+    out = tmp_path / "out"
+    report = import_trials([trials], out, ImportOptions(task_dirs=[tasks]))
+    entry = next(t for t in report.trials if t.trial_path.endswith("escaping-paths"))
+    case = Dataset(out).case(str(entry.case_id))
+    paths = {a.path: a for a in case.meta.artifacts}
+    assert paths["/outside.txt"].stored_as == "outside.txt"
+    assert paths["/etc/cron.d/evil"].stored_as == "etc/cron.d/evil"
+    assert paths["/y.txt"].stored_as == "y.txt"
+    assert paths["plot.png"].provenance.value == "copied"  # binary artifact copied as bytes
+    assert (case.artifacts_dir / "plot.png").read_bytes() == b"\x89PNG\x00\xff" * 100
+    assert "link.txt" not in paths and "linked-dir" not in " ".join(paths)
+    assert any("link.txt: symlink not followed" in w for w in entry.warnings)
+    for path in case.root.rglob("*"):
+        assert not path.is_symlink()
+        assert path.resolve().is_relative_to(out.resolve())
+
+
+def test_fifty_megabyte_output_is_cut_with_a_marker(tmp_path: Path,
+                                                    batch: tuple[Path, Path]) -> None:
+    trials, tasks = batch
+    out = tmp_path / "out"
+    report = import_trials([trials], out, ImportOptions(task_dirs=[tasks]))
+    entry = next(t for t in report.trials if t.trial_path.endswith("huge-output"))
+    case = Dataset(out).case(str(entry.case_id))
+    step = case.trajectory.steps[0]
+    assert step.output is not None and len(step.output) < 3000
+    assert f"[... {50 * 1024 * 1024 - 2000} characters omitted ...]" in step.output
+    assert (case.root / "trajectory.json").stat().st_size < 10_000
+    assert case.meta.stats.raw_chars > 50 * 1024 * 1024
+
+
+def test_unlabeled_pools_import_without_labels(tmp_path: Path, batch: tuple[Path, Path]) -> None:
+    trials, tasks = batch
+    out = tmp_path / "out"
+    report = import_trials([trials / "unlabeled"], out,
+                           ImportOptions(task_dirs=[tasks], require_label=False))
+    assert report.count(TrialStatus.IMPORTED) == 1
+    assert not (out / "labels.jsonl").exists() and Dataset(out).labels() == {}
+
+
+def test_out_folder_rules(tmp_path: Path, batch: tuple[Path, Path]) -> None:
+    trials, tasks = batch
+    opts = ImportOptions(task_dirs=[tasks])
+    foreign = tmp_path / "foreign"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("mine")
+    with pytest.raises(OutputDirError, match="refusing to write there"):
+        import_trials([trials / "good"], foreign, opts)
+    assert (foreign / "notes.txt").read_text() == "mine"
+
+    # an earlier dataset whose cases/ was swapped for a symlink: the link goes, its target stays
+    out = tmp_path / "out"
+    import_trials([trials / "good"], out, opts)
+    victim = tmp_path / "victim-dir"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("keep")
+    import_shutil = __import__("shutil")
+    import_shutil.rmtree(out / "cases")
+    os.symlink(victim, out / "cases")
+    import_trials([trials / "good"], out, opts)
+    assert (victim / "keep.txt").read_text() == "keep" and not (out / "cases").is_symlink()
+
+
+def test_run_without_skills_gets_none_and_unmapped_category_is_reported(
+        tmp_path: Path) -> None:
+    trials, tasks = tmp_path / "trials", tmp_path / "tasks"
+    make_task(tasks, category="underwater-basket-weaving")
+    make_trial(trials, "no-skills", GOOD.replace('"skills": ["demo-skill"]', '"skills": []'))
+    make_trial(trials, "with-skills", GOOD)
+    out = tmp_path / "out"
+    report = import_trials([trials], out, ImportOptions(task_dirs=[tasks]))
+    assert report.unmapped_categories == ["underwater-basket-weaving"]
+    metas = {t.trial_path.split("/")[-1]: Dataset(out).case(str(t.case_id)).meta
+             for t in report.trials}
+    assert metas["no-skills"].skills == [] and not metas["no-skills"].with_skills
+    assert not (out / "cases" / metas["no-skills"].id / "skills").exists()
+    assert metas["with-skills"].skills == ["demo-skill"]
+    assert metas["with-skills"].domain is None
+    assert all("unmapped category" in w for t in report.trials for w in t.warnings)
