@@ -13,6 +13,9 @@ applied in this order until it fits, and recorded in the verdict's `details["sel
 5. Whole steps are left out, middle first: kept are error steps, skill loads, steps that touched
    a produced file, and the first and last steps (the window shrinks until it fits). Every gap is
    marked in place with the range of step indices and the characters left out.
+6. If even that does not fit, the smallest digest is used as it is and `over_budget` is set:
+   the protected steps are what a verdict rests on, so they are never cut blindly (a server
+   that cannot take the prompt then fails the call, which is an error verdict, not a guess).
 
 Nothing is dropped without a marker in the prompt and a record in `Selection`.
 """

@@ -2,6 +2,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from judge_runner.cases import estimate_tokens
 from judge_runner.judges.digest import render_digest
 from tests.judges import casekit
@@ -39,3 +41,24 @@ def test_policy_levels_cut_with_markers_and_record_them(tmp_path: Path) -> None:
 def test_deterministic(tmp_path: Path) -> None:
     case = casekit.build_dataset(tmp_path, {"c": 41}, filler_steps=20).case("c")
     assert render_digest(case, 2000) == render_digest(case, 2000)
+
+
+@pytest.mark.shared
+def test_real_trials_fit_tight_budgets_with_marked_cuts(real_data: Path, tmp_path: Path) -> None:
+    from judge_runner.cases import Dataset
+    from judge_runner.ingest import ImportOptions, import_trials
+
+    import_trials([real_data / "trials"], tmp_path / "ds",
+                  ImportOptions(task_dirs=[real_data / "tasks"]))
+    cases = Dataset(tmp_path / "ds").cases()
+    assert len(cases) >= 20
+    for case in cases:
+        text, selection = render_digest(case, 4000)
+        assert not selection.over_budget, (case.id, selection)
+        assert selection.prompt_tokens_est <= 4000
+        assert case.instruction.strip() in text  # the instruction is never cut
+        for first, last in selection.omitted_steps:
+            assert f"[steps {first}-{last} left out:" in text
+        # below what the protected steps need, the digest says so instead of cutting them
+        _, squeezed = render_digest(case, 300)
+        assert squeezed.over_budget and squeezed.prompt_tokens_est > 300
