@@ -49,6 +49,7 @@ def main() -> int:
         else:
             dataset = Dataset(args.dataset)
         roots = [c.root for c in dataset.cases()]
+        size = sum((r / "trajectory.json").stat().st_size for r in roots)
         judge = RulesJudge(default_skill_dir())
         for root in roots:  # warm-up: imports, regex compilation, page cache
             judge.judge(CasePackage(root), work / "warm" / root.name)
@@ -61,9 +62,8 @@ def main() -> int:
                 per_case.append(time.perf_counter() - t0)
         elapsed = time.perf_counter() - started
     total = len(per_case)
-    chars = sum((r / "trajectory.json").stat().st_size for r in roots) if roots else 0
     print(f"cases: {len(roots)} x {args.rounds} rounds = {total} judgments; "
-          f"trajectory.json total {chars / 1e6:.2f} MB; Python {platform.python_version()}; "
+          f"trajectory.json total {size / 1e6:.2f} MB; Python {platform.python_version()}; "
           f"1 core pinned")
     print("| judgments | seconds | cases/s | median ms/case | p95 ms/case |")
     print("|---|---|---|---|---|")

@@ -32,6 +32,7 @@ from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.judge import default_skill_dir
 from judge_runner.judges.rules.optimizer import (
     DevResult,
+    Edit,
     decide,
     dev_results_from_run,
     propose,
@@ -71,6 +72,8 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--work", type=Path, help="keep intermediate files here")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    parser.add_argument("--ablation", action="store_true",
+                        help="also print BalAcc of the untuned skill with each check switched off")
     args = parser.parse_args()
     configure(level="warning")
 
@@ -121,6 +124,13 @@ def main() -> int:
     print("\n95 % intervals: Wilson for P, R, Acc; percentile bootstrap for BalAcc; F1 none.")
     for n, line in enumerate(edits):
         print(f"fold {n} ({', '.join(folds[n])}): {line}")
+    if args.ablation:
+        print("\n| switched off | BalAcc (all cases, untuned) |\n|---|---|")
+        for spec in base_rules.enabled():
+            off = Edit(spec.id, "enabled", False).apply(base_rules)
+            rows = [(decide(off, results[c])[0] if c in results else Decision.ERROR, labels[c],
+                     domain_of[c]) for c in sorted(labels)]
+            print(f"| {spec.id} | {compute_metrics(rows, resamples=1).balanced_accuracy:.3f} |")
     if args.json:
         args.json.write_text(json.dumps({
             "dataset": str(dataset.root), "folds": folds, "seed": args.seed,
