@@ -51,3 +51,13 @@ def real_data() -> Path:
 @pytest.fixture(scope="session")
 def docker_engine() -> None:
     require(docker_available(), "no Docker engine answers (start dockerd to run sandbox tests)")
+
+
+@pytest.fixture(scope="session")
+def real_dataset(real_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real SkillsBench trials imported once per test session into a temporary dataset."""
+    from judge_runner.ingest import ImportOptions, import_trials
+
+    out = tmp_path_factory.mktemp("real") / "dataset"
+    import_trials([real_data / "trials"], out, ImportOptions(task_dirs=[real_data / "tasks"]))
+    return out

@@ -16,20 +16,27 @@ from judge_runner.evolve.splits import SplitOverlapError, read_split, refuse_ove
 from judge_runner.evolve.state import EvolveConfig, EvolveState
 from judge_runner.judges import Judge
 from judge_runner.judges.registry import JudgeOptions, build_judge
-from judge_runner.models.anthropic_client import AnthropicClient
+from judge_runner.models.factory import make_client
+from judge_runner.models.recording import RecordingClient
+
+OPTIMIZER_TRANSCRIPT = "optimizer_transcript.jsonl"
 
 evolve_app = typer.Typer(help="Evolve a JudgeSkill through the fixed gate.", no_args_is_help=True)
 
 
-def _optimizer(name: str, model: str | None, base_url: str | None) -> Optimizer:
+def _optimizer(name: str, model: str | None, base_url: str | None, run_dir: Path) -> Optimizer:
     if name == "rules":
-        from judge_runner.judges.rules.optimizer import RulesOptimizer
+        from judge_runner.evolve.rules_optimizer import RulesOptimizer
 
         return RulesOptimizer()
     if name == "model":
         if not model:
             raise typer.BadParameter("--optimizer-model is required with --optimizer model")
-        return ModelOptimizer(AnthropicClient(base_url=base_url), model)
+        run_dir.mkdir(parents=True, exist_ok=True)
+        client = RecordingClient(
+            make_client(base_url=base_url), run_dir / OPTIMIZER_TRANSCRIPT, append=True
+        )
+        return ModelOptimizer(client, model)
     raise typer.BadParameter(f"unknown optimizer {name!r} (model | rules)")
 
 
@@ -107,7 +114,7 @@ def run_cmd(
         run_dir=run_dir,
         dataset=ds,
         evaluator=SkillEvaluator(ds, make_judge, run_dir, concurrency=concurrency),
-        optimizer=_optimizer(optimizer_name, optimizer_model, base_url),
+        optimizer=_optimizer(optimizer_name, optimizer_model, base_url, run_dir),
         skills_root=skill.parent,
     )
     try:
