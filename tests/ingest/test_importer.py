@@ -188,3 +188,27 @@ def test_run_without_skills_gets_none_and_unmapped_category_is_reported(
     assert metas["with-skills"].skills == ["demo-skill"]
     assert metas["with-skills"].domain is None
     assert all("unmapped category" in w for t in report.trials for w in t.warnings)
+
+
+def test_atif_trial_imports_with_the_skills_it_used(tmp_path: Path) -> None:
+    trials, tasks = tmp_path / "trials", tmp_path / "tasks"
+    make_task(tasks, skills=("demo-skill", "unused-skill"))
+    folder = make_trial(trials, "atif", None)
+    doc = {"schema_version": "ATIF-v1.4", "session_id": "s", "agent": {"name": "terminus",
+                                                                        "version": "2"},
+           "steps": [{"step_id": 1, "source": "user", "message": "task"},
+                     {"step_id": 2, "source": "agent", "message": "",
+                      "tool_calls": [{"tool_call_id": "k", "function_name": "Skill",
+                                      "arguments": {"skill": "demo-skill"}}],
+                      "observation": {"results": [{"source_call_id": "k",
+                                                   "content": "# demo-skill body"}]}},
+                     {"step_id": 3, "source": "agent", "message": "All done."}]}
+    (folder / "agent" / "trajectory.json").write_text(json.dumps(doc))
+    out = tmp_path / "out"
+    report = import_trials([trials], out, ImportOptions(task_dirs=[tasks]))
+    assert report.count(TrialStatus.IMPORTED) == 1
+    case = Dataset(out).case(str(report.trials[0].case_id))
+    assert case.meta.source.transcript_format == "atif"
+    assert case.meta.skills == ["demo-skill"]
+    assert case.trajectory.final_message == "All done."
+    assert validate_dataset(out) == []
