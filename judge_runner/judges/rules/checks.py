@@ -156,17 +156,21 @@ def outputs_well_formed(view: CaseView, spec: CheckSpec) -> Finding | None:
     if not stored:
         return None
     where = "artifacts: " + ", ".join(r.stored_as or "" for _, r in stored)
-    problems: list[EvidenceRef] = []
+    problems: list[tuple[EvidenceRef, str]] = []
     fine: list[EvidenceRef] = []
     min_bytes = int(spec.number("min_bytes", 1))
     for _output, record in stored:
         assert record.stored_as is not None
         problem = parse_problem(view.case.artifacts_dir / record.stored_as, min_bytes)
-        ref = EvidenceRef(kind="artifact", ref=record.stored_as, quote=problem)
-        (problems if problem else fine).append(ref)
+        ref = EvidenceRef(kind="artifact", ref=record.stored_as)
+        if problem:
+            problems.append((ref, problem))
+        else:
+            fine.append(ref)
     if problems:
-        text = "; ".join(f"{p.ref}: {p.quote}" for p in problems)
-        return Finding(Outcome.REFUTES, f"malformed output: {text}", where, tuple(problems))
+        text = "; ".join(f"{ref.ref}: {problem}" for ref, problem in problems)
+        return Finding(Outcome.REFUTES, f"malformed output: {text}", where,
+                       tuple(ref for ref, _ in problems))
     return Finding(Outcome.SUPPORTS, f"{len(fine)} stored output(s) are non-empty and parse",
                    where, tuple(fine))
 

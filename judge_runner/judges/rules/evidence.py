@@ -24,6 +24,7 @@ from pathlib import PurePosixPath
 
 from judge_runner.cases import CasePackage
 from judge_runner.cases.models import ArtifactRecord, Step, StepKind, TerminationStatus, Trajectory
+from judge_runner.ingest.normalize import SAME_AS_FINAL
 
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w*Error: ", re.MULTILINE)
 READ_TOOLS = frozenset({"read", "view", "read_file", "open_file", "cat"})
@@ -171,18 +172,17 @@ def failed(step: Step) -> bool:
 
 def step_text(step: Step) -> str:
     """Everything a step says, for substring search: text, arguments and output."""
-    parts = [step.text or "", step.output or ""]
+    parts = [step.skill or "", step.text or "", step.output or ""]
     if step.arguments:
         parts.append(json.dumps(step.arguments, sort_keys=True, ensure_ascii=False))
     return "\n".join(parts)
 
 
 def first_line(text: str, limit: int = 160) -> str:
-    """A short quote: the first non-empty line of `text`, cut to `limit` characters."""
+    """A short verbatim quote: the first non-empty line of `text`, cut to `limit` characters."""
     for line in text.splitlines():
         if line.strip():
-            line = line.strip()
-            return line if len(line) <= limit else line[: limit - 1] + "…"
+            return line.strip()[:limit].strip()
     return ""
 
 
@@ -206,6 +206,20 @@ def _how_written(step: Step, output: RequiredOutput, scripts: list[tuple[str, in
     return None
 
 
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+def quote_found(view: CaseView, kind: str, ref: str, quote: str) -> bool:
+    """Whether `quote` occurs (whitespace-insensitively) in the source an evidence ref names."""
+    if kind == "step" and ref.isdigit():
+        step = view.step(int(ref))
+        return step is not None and _collapse(quote) in _collapse(step_text(step))
+    if kind == "instruction":
+        return _collapse(quote) in _collapse(view.instruction)
+    return False
+
+
 @dataclass(frozen=True)
 class WriteEvidence:
     """Why we believe a path was written: an artifact, a write step, or a command that wrote it."""
@@ -227,7 +241,15 @@ class CaseView:
 
     @cached_property
     def steps(self) -> list[Step]:
-        return list(self.trajectory.steps)
+        """The trajectory's steps, with the importer's stand-in for a repeated final report
+        replaced by the report itself, so every check reads the real text."""
+        final = self.trajectory.final_message
+        return [s.model_copy(update={"text": final})
+                if s.text == SAME_AS_FINAL and final is not None else s
+                for s in self.trajectory.steps]
+
+    def step(self, index: int) -> Step | None:
+        return next((s for s in self.steps if s.index == index), None)
 
     @cached_property
     def instruction(self) -> str:

@@ -21,7 +21,7 @@ from judge_runner.judges.base import Decision, Inspection, Plan, PlanItem, Verdi
 from judge_runner.judges.products import write_products
 from judge_runner.judges.rules.checks import CHECKS, Finding, known_checks
 from judge_runner.judges.rules.combine import combine
-from judge_runner.judges.rules.evidence import CaseView
+from judge_runner.judges.rules.evidence import CaseView, quote_found
 from judge_runner.judges.rules.spec import CHECKS_FILE, RulesError, RuleSet, load_rules
 
 NAME = "rules"
@@ -68,9 +68,12 @@ class RulesJudge:
             items.append(PlanItem(id=f"P{n}", what=f"{spec.id}: {spec.description}",
                                   where=finding.where, support=definition.support,
                                   refute=definition.refute, critical=spec.task_critical))
+            evidence = [ref.model_copy(update={"verified": quote_found(view, ref.kind, ref.ref,
+                                                                       ref.quote)})
+                        if ref.quote else ref for ref in finding.evidence]
             log.append(Inspection(id=f"I{n}", plan_item=f"P{n}", check=spec.id,
                                   finding=finding.text, outcome=finding.outcome,
-                                  critical=spec.task_critical, evidence=list(finding.evidence)))
+                                  critical=spec.task_critical, evidence=evidence))
             weights[f"I{n}"] = spec.weight
         return Plan(items=items), log, weights
 

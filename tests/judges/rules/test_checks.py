@@ -125,8 +125,7 @@ def test_outputs_well_formed_refutes_broken_json(tmp_path: Path) -> None:
     case = build_case(tmp_path, artifacts={"/root/out.json": b'{"total": '})
     finding = run(case, "outputs_well_formed")
     assert finding is not None and finding.outcome is Outcome.REFUTES
-    assert finding.evidence[0].ref == "root/out.json" and "invalid JSON" in (
-        finding.evidence[0].quote or "")
+    assert finding.evidence[0].ref == "root/out.json" and "invalid JSON" in finding.text
 
 
 def test_outputs_well_formed_not_applicable_without_stored_outputs(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import TerminationStatus
+from judge_runner.ingest.normalize import SAME_AS_FINAL
 from judge_runner.judges.base import Decision, Outcome
 from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE, read_log, read_verdict
 from judge_runner.judges.registry import JudgeOptions, build_judge
@@ -96,3 +97,14 @@ def test_a_disabled_check_leaves_the_plan(tmp_path: Path) -> None:
     case = build_case(tmp_path / "data")
     RulesJudge(skill).judge(case, tmp_path / "out")
     assert "skills_consulted" not in {i.check for i in read_log(tmp_path / "out")}
+
+
+def test_quotes_are_verified_against_the_cited_step(tmp_path: Path) -> None:
+    steps = [*GOOD_RUN[:-1], msg(SAME_AS_FINAL)]  # the importer's stand-in for the final report
+    case = build_case(tmp_path / "data", steps,
+                      final_message="Could you provide the missing input file?")
+    verdict = judge().judge(case, tmp_path / "out")
+    log = {i.check: i for i in read_log(tmp_path / "out")}
+    [ref] = log["no_deferral"].evidence
+    assert verdict.decision is Decision.FAIL
+    assert (ref.ref, ref.quote, ref.verified) == (str(len(steps) - 1), "Could you provide", True)

@@ -52,6 +52,7 @@ def _assert_citations_resolve(case: CasePackage, out: Path, verdict: Verdict) ->
     for inspection in log.values():
         assert inspection.evidence, f"{case.id} {inspection.id}: no evidence"
         for ref in inspection.evidence:
+            assert ref.quote is None or ref.verified, f"{case.id} {inspection.id}: {ref.quote!r}"
             if ref.kind == "step":
                 assert ref.ref in steps, f"{case.id} {inspection.id}: step {ref.ref}"
             elif ref.kind == "artifact":
