@@ -1,0 +1,95 @@
+"""Fixtures of the Harbor tests: the bundled examples as a dataset, Harbor on a real engine."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from judge_runner.cases.dataset import Dataset
+from judge_runner.ingest import ImportOptions, import_trials
+from tests.conftest import EXAMPLES, REPO, require
+
+VENV_BIN = Path(sys.executable).parent
+SKILL = REPO / "judgeskills" / "v1"
+MODEL = "claude-sonnet-4-5"
+
+
+@pytest.fixture(scope="session")
+def examples_dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
+    """The bundled example trials imported as a dataset (12 cases, 4 task families)."""
+    require((EXAMPLES / "trials").is_dir(), f"bundled examples not found at {EXAMPLES}")
+    out = tmp_path_factory.mktemp("examples") / "dataset"
+    options = ImportOptions(task_dirs=[EXAMPLES / "tasks"])
+    report = import_trials([EXAMPLES / "trials"], out, options)
+    assert all(t.status.value != "failed" for t in report.trials), report
+    return Dataset(out)
+
+
+def one_case_per_task(dataset: Dataset, n: int) -> list[str]:
+    """The first case of each task family, then more until `n` — a small, varied selection."""
+    by_task: dict[str, list[str]] = {}
+    for case_id in dataset.case_ids():
+        by_task.setdefault(case_id.split("__")[0], []).append(case_id)
+    picked = [ids[0] for ids in by_task.values()]
+    rest = [c for ids in by_task.values() for c in ids[1:]]
+    return sorted((picked + rest)[:n])
+
+
+@pytest.fixture(scope="session")
+def judge_image(docker_engine: None) -> str:
+    """The judge image the tasks build FROM (and `eval --sandbox docker` uses)."""
+    image = os.environ.get("JUDGE_RUNNER_SANDBOX_IMAGE", "judge-runner-judge:latest")
+    found = subprocess.run(["docker", "image", "inspect", image], capture_output=True).returncode
+    require(found == 0, f"judge image {image} missing: run scripts/build-images")
+    return image
+
+
+@pytest.fixture(scope="session")
+def harbor_cli(judge_image: str) -> Path:
+    """Harbor's CLI, with the Compose v2 plugin it shells out to."""
+    require(importlib.util.find_spec("harbor") is not None,
+            "harbor not installed: JR_EXTRAS=dev,harbor ./scripts/setup-venv")
+    compose = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True)
+    require(compose.returncode == 0 and "v2." in compose.stdout,
+            "docker compose v2 missing: scripts/ci-docker installs it")
+    return VENV_BIN / "harbor"
+
+
+def harbor_env() -> dict[str, str]:
+    # litellm (imported by Harbor) must not fetch its price map from the network.
+    return {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+            "ANTHROPIC_API_KEY": "test-key-not-secret"}
+
+
+def harbor_run_argv(harbor: Path, tasks: Path, jobs: Path, job: str, api_base: str,
+                    concurrency: int) -> list[str]:
+    return [str(harbor), "run", "-p", str(tasks), "-a", "judge_runner.harbor_agent:JudgeAgent",
+            "-m", MODEL, "--ak", f"api_base={api_base}", "-e", "docker", "-o", str(jobs),
+            "--job-name", job, "-n", str(concurrency), "-y", "-q"]
+
+
+def remove_trial_leftovers(case_ids: list[str]) -> None:
+    """Containers and images Harbor leaves behind when its process is killed."""
+    projects = subprocess.run(
+        ["docker", "ps", "-a", "--format", '{{.Label "com.docker.compose.project"}}\t{{.ID}}'],
+        capture_output=True, text=True).stdout.splitlines()
+    prefixes = tuple(c[:24] for c in case_ids)  # Harbor cuts task names in project names
+    ids = [line.split("\t")[1] for line in projects
+           if line.split("\t")[0].startswith(prefixes)]
+    if ids:
+        subprocess.run(["docker", "rm", "-f", *ids], capture_output=True)
+    images = subprocess.run(["docker", "images", "--format", "{{.Repository}}"],
+                            capture_output=True, text=True).stdout.split()
+    ours = [i for i in images if i.startswith(prefixes) and i.endswith("__env-main")]
+    if ours:
+        subprocess.run(["docker", "rmi", "-f", *ours], capture_output=True)
+
+
+def read_jsonl(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

@@ -1,0 +1,157 @@
+"""Exporting cases as Harbor tasks: layout, label isolation, determinism, per-case errors."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import shutil
+import subprocess
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from judge_runner.cases.dataset import Dataset
+from judge_runner.harbor import layout
+from judge_runner.harbor.export import ExportOptions, NetworkIsolation, export_tasks
+from judge_runner.skills import load_skill
+from tests.conftest import require
+from tests.harbor.conftest import SKILL, VENV_BIN, one_case_per_task
+
+
+@pytest.fixture
+def dataset(examples_dataset: Dataset, tmp_path: Path) -> Dataset:
+    """A private copy: some tests plant files in it."""
+    copy = tmp_path / "dataset"
+    shutil.copytree(examples_dataset.root, copy, symlinks=True)
+    return Dataset(copy)
+
+
+def _tree_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        if path.is_symlink():
+            digest.update(b"L" + str(path.readlink()).encode())
+        elif path.is_file():
+            digest.update(oct(path.stat().st_mode).encode() + path.read_bytes())
+    return digest.hexdigest()
+
+
+def test_every_case_becomes_a_task_with_the_label_only_under_tests(
+    dataset: Dataset, tmp_path: Path
+) -> None:
+    out = tmp_path / "tasks"
+    result = export_tasks(dataset, dataset.case_ids(), load_skill(SKILL), out)
+    assert result.errors == {}
+    assert [t.name for t in result.tasks] == dataset.case_ids()
+    labels = dataset.labels()
+    for task in result.tasks:
+        case_id = task.name
+        label = json.loads((task / "tests" / layout.LABEL_FILE).read_text())
+        assert label == {"case_id": case_id, "label": labels[case_id].label.value}
+        meta = tomllib.loads((task / "task.toml").read_text())["metadata"]["judge_runner"]
+        assert meta["case_id"] == case_id and "label" not in json.dumps(meta)
+        # What the judge can see: the image context and the instruction. Neither holds the
+        # label record, the verifier's reward or any verifier evidence.
+        secrets = [(dataset.root / "labels.jsonl").read_text().splitlines()[
+            dataset.case_ids().index(case_id)], json.dumps(label)]
+        for evidence in sorted(dataset.evidence_dir(case_id).rglob("*")):
+            if evidence.is_file():
+                secrets += [line for line in evidence.read_text(errors="replace").splitlines()
+                            if len(line.strip()) > 40][:5]
+        visible = [task / "instruction.md", task / "task.toml",
+                   *(p for p in (task / "environment").rglob("*") if p.is_file())]
+        for path in visible:
+            text = path.read_text(errors="replace")
+            for secret in secrets:
+                assert secret not in text, f"{secret[:60]!r} leaked into {path}"
+        assert (task / "environment" / "case" / "case.json").read_bytes() == (
+            dataset.cases_dir / case_id / "case.json").read_bytes()
+        assert (task / "environment" / "skills" / "skill-trajectory-judge" / "SKILL.md").is_file()
+        assert "/skills/skill-trajectory-judge/SKILL.md" in (task / "instruction.md").read_text()
+        assert "network_mode: none" in (task / "environment" / "docker-compose.yaml").read_text()
+
+
+def test_harbor_loads_the_exported_tasks(dataset: Dataset, tmp_path: Path) -> None:
+    require(importlib.util.find_spec("harbor") is not None, "harbor not installed")
+    from harbor.models.task.task import Task
+
+    out = tmp_path / "tasks"
+    export_tasks(dataset, one_case_per_task(dataset, 2), load_skill(SKILL), out)
+    for task_dir in sorted(out.iterdir()):
+        task = Task(task_dir)
+        assert task.config.environment.skills_dir == layout.SKILLS_DIR
+        assert str(task.config.agent.user) == layout.JUDGE_USER
+        assert str(task.config.verifier.user) == "root"
+        assert task.instruction.startswith("# Judge a finished agent run")
+
+
+def test_export_is_deterministic_and_rewrites_its_own_tasks(
+    dataset: Dataset, tmp_path: Path
+) -> None:
+    ids = one_case_per_task(dataset, 3)
+    first, second = tmp_path / "a", tmp_path / "b"
+    export_tasks(dataset, ids, load_skill(SKILL), first)
+    export_tasks(dataset, ids, load_skill(SKILL), second)
+    export_tasks(dataset, ids, load_skill(SKILL), second)  # over an earlier export
+    assert _tree_digest(first) == _tree_digest(second)
+
+
+def test_network_isolation_modes(dataset: Dataset, tmp_path: Path) -> None:
+    case = one_case_per_task(dataset, 1)
+    for mode in NetworkIsolation:
+        out = tmp_path / mode.value
+        export_tasks(dataset, case, None, out, ExportOptions(network=mode))
+        task = out / case[0]
+        config = tomllib.loads((task / "task.toml").read_text())
+        has_compose = (task / "environment" / "docker-compose.yaml").exists()
+        assert has_compose == (mode is NetworkIsolation.DOCKER)
+        expected = "no-network" if mode is NetworkIsolation.POLICY else None
+        assert config["environment"].get("network_mode") == expected
+        assert "No JudgeSkill is installed" in (task / "instruction.md").read_text()
+
+
+def test_a_symlink_in_the_case_cannot_pull_in_the_labels(dataset: Dataset, tmp_path: Path) -> None:
+    case_id = dataset.case_ids()[0]
+    (dataset.cases_dir / case_id / "artifacts" / "labels-link").symlink_to(
+        dataset.root / "labels.jsonl")
+    out = tmp_path / "tasks"
+    export_tasks(dataset, [case_id], None, out)
+    link = out / case_id / "environment" / "case" / "artifacts" / "labels-link"
+    assert link.is_symlink()  # copied as a link: inside the container it points nowhere
+
+
+def test_per_case_problems_are_reported_and_the_rest_exported(
+    dataset: Dataset, tmp_path: Path
+) -> None:
+    ids = one_case_per_task(dataset, 3)
+    unlabeled, foreign = ids[0], ids[1]
+    lines = (dataset.root / "labels.jsonl").read_text().splitlines()
+    (dataset.root / "labels.jsonl").write_text(
+        "".join(line + "\n" for line in lines if unlabeled not in line))
+    out = tmp_path / "tasks"
+    (out / foreign).mkdir(parents=True)
+    (out / foreign / "notes.txt").write_text("mine")
+    result = export_tasks(dataset, [*ids, "no-such-case", "bad id"], None, out)
+    assert [t.name for t in result.tasks] == [ids[2]]
+    assert "no label" in result.errors[unlabeled]
+    assert "not an exported judge task" in result.errors[foreign]
+    assert (out / foreign / "notes.txt").read_text() == "mine"
+    assert "no case package" in result.errors["no-such-case"]
+    assert "not usable as a Harbor task name" in result.errors["bad id"]
+
+
+def test_cli_exports_a_split_file(dataset: Dataset, tmp_path: Path) -> None:
+    ids = one_case_per_task(dataset, 2)
+    split = tmp_path / "mine.txt"
+    split.write_text("\n".join(ids) + "\n")
+    out = tmp_path / "tasks"
+    done = subprocess.run(
+        [str(VENV_BIN / "judge-runner"), "harbor", "export", str(dataset.root), "--split",
+         str(split), "--skill", str(SKILL), "--out", str(out)],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "exported 2 task(s)" in done.stdout
+    assert sorted(p.name for p in out.iterdir()) == ids
