@@ -20,14 +20,23 @@ from __future__ import annotations
 
 import uuid
 
-MARKER_VAR = "JR_EXEC_ID"
-
 # Kill everything started by one exec; $1 is the exec id. Used after every exec and, alone,
 # when the host gives up waiting. The bracket in the pattern keeps grep from matching its own
-# command line; -z/-x match whole NUL-separated environment entries.
+# command line; -z/-x match whole NUL-separated environment entries. A process caught between
+# fork and exec may not show its environment for an instant, so in a container (where the
+# expected process count JR_BASELINE_PIDS is known) the sweep repeats until only the expected
+# processes are left (at most 5 rounds); on a host it makes one pass.
 SWEEP = r"""
-for f in $(grep -lzx "JR_EXEC_I[D]=$1" /proc/[0-9]*/environ 2>/dev/null); do
-  p=${f#/proc/}; kill -KILL "${p%/environ}" 2>/dev/null
+n=0
+while :; do
+  found=$(grep -lzx "JR_EXEC_I[D]=$1" /proc/[0-9]*/environ 2>/dev/null)
+  for f in $found; do p=${f#/proc/}; kill -KILL "${p%/environ}" 2>/dev/null; done
+  n=$((n + 1))
+  [ "${JR_BASELINE_PIDS:--1}" -lt 0 ] && break
+  set -- "$1" /proc/[0-9]*
+  [ $(($# - 1)) -le "$JR_BASELINE_PIDS" ] && break
+  [ "$n" -ge 5 ] && break
+  [ -z "$found" ] && sleep 0.05
 done
 """
 
@@ -40,7 +49,7 @@ wait "$pid"; rc=$?
 n=0
 while kill -KILL -- "-$pid" 2>/dev/null && [ "$n" -lt 100 ]; do n=$((n + 1)); done
 set -- /proc/[0-9]*
-if [ "$#" -gt "${JR_BASELINE_PIDS:-0}" ]; then
+if [ "$#" -gt "${JR_BASELINE_PIDS:--1}" ]; then
   set -- "$id"
 """
     + SWEEP
