@@ -400,3 +400,41 @@ def test_agent_without_skill_uses_base_prompt_only(
     system = fake_api.bodies[0]["system"][0]["text"]
     assert "JudgeSkill" not in system and "write_plan" in system
     assert judge.config()["skill"] is None
+
+
+def test_command_problems_are_tool_errors_not_session_errors(
+    fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
+) -> None:
+    fake_api.push(
+        sessions.plan(),
+        reply(tool_use("read_file", {"path": "/case/missing.txt"}, id="tu_missing")),
+        reply(tool_use("bash", {"command": "sleep 5", "timeout_s": 0.5}, id="tu_slow")),
+        reply(tool_use("bash", {"command": "exit 3"}, id="tu_exit")),
+        *sessions.inspections(41), sessions.verdict("fail", ["I1"]),
+    )
+    verdict = agent(fake_api).judge(dataset.case("c-fail"), tmp_path / "out")
+    assert verdict.decision == Decision.FAIL, verdict.error
+    missing = sessions.tool_results(fake_api.bodies[2])[0]
+    assert missing["is_error"] and "cannot read /case/missing.txt" in missing["content"]
+    slow, failed = (sessions.tool_results(fake_api.bodies[i])[0]["content"] for i in (3, 4))
+    assert slow.startswith("timed out after 0.5s") and failed.startswith("exit code 3")
+
+
+def test_sandbox_that_cannot_open_is_an_error(
+    fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
+) -> None:
+    verdict = agent(fake_api, "bogus").judge(dataset.case("c-fail"), tmp_path / "out")
+    assert verdict.decision == Decision.ERROR
+    assert "sandbox could not be opened: unknown sandbox kind 'bogus'" in (verdict.error or "")
+    assert fake_api.bodies == []
+
+
+def test_agent_needs_a_sandbox_and_known_knobs(fake_api: FakeMessagesServer) -> None:
+    from judge_runner.judges.llm import JudgeConfigError
+
+    with pytest.raises(JudgeConfigError, match="inspects cases in a sandbox"):
+        agent(fake_api, "none")
+    with pytest.raises(JudgeConfigError, match="max_turn"):
+        agent(fake_api, max_turn=3)
+    with pytest.raises(JudgeConfigError, match="bad budget"):
+        agent(fake_api, max_turns=0)

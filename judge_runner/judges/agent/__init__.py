@@ -25,6 +25,9 @@ def make_judge(options: JudgeOptions) -> AgentJudge:
     """Build the agent judge. Raises JudgeConfigError for a missing model, a bad skill directory
     or bad budget values."""
     model = require_model(options, "agent")
+    if options.sandbox == "none":
+        raise JudgeConfigError("the agent judge inspects cases in a sandbox: use --sandbox "
+                               "docker, local or auto")
     try:
         skill = load_skill(options.skill) if options.skill is not None else None
     except SkillError as exc:
