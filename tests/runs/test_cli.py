@@ -138,3 +138,18 @@ def test_select_cli(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "sel" / "select.json").read_text())
     assert [c["selector"] for c in data["curves"]] == [str(tmp_path / "a"), "oracle", "random"]
     assert "<polyline" in (tmp_path / "sel" / "select.html").read_text()
+
+
+def test_verdicts_on_real_trial_pool_resumes(real_data: Path, tmp_path: Path) -> None:
+    cmd = _cmd("verdicts", str(real_data / "trials"), "--tasks", str(real_data / "tasks"),
+               "--judge", "rules", "--out", str(tmp_path / "out"), "--no-progress")
+    env = _env(tmp_path, 0.0)
+    first = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    lines = (tmp_path / "out" / "verdicts.jsonl").read_text().splitlines()
+    assert len(lines) == 26 and "verdicts:" in first.stdout
+    again = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    summary = json.loads((tmp_path / "out" / "metrics.json").read_text())
+    assert (summary["n_judged_now"], summary["n_resumed"]) == (0, 26)
+    assert (tmp_path / "out" / "verdicts.jsonl").read_text().splitlines() == lines
