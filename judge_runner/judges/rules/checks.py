@@ -77,6 +77,15 @@ def _patterns(spec: CheckSpec, key: str) -> list[re.Pattern[str]]:
     return [re.compile(p, re.IGNORECASE) for p in spec.words(key)]
 
 
+def _first_match(patterns: list[re.Pattern[str]], text: str) -> str | None:
+    """The text matched by the first pattern (in list order) that matches, else None."""
+    for pattern in patterns:
+        match = pattern.search(text)
+        if match:
+            return match.group(0)
+    return None
+
+
 @check("run_terminated",
        support="the run ended with a final result event that is not an error",
        refute="no final result (timeout, crash) or an error result (max turns, execution error)")
@@ -109,13 +118,11 @@ def no_deferral(view: CaseView, spec: CheckSpec) -> Finding | None:
         return None
     where = f"final report (step {step.index})" if step else "final report"
     refs: tuple[EvidenceRef, ...] = (step_ref(step.index),) if step else _last_step_ref(view)
-    for pattern in _patterns(spec, "phrases"):
-        match = pattern.search(text)
-        if match:
-            quote = match.group(0)
-            refs = (step_ref(step.index, quote),) if step else refs
-            return Finding(Outcome.REFUTES, f"the final report defers the task: {quote!r}",
-                           where, refs)
+    quote = _first_match(_patterns(spec, "phrases"), text)
+    if quote is not None:
+        refs = (step_ref(step.index, quote),) if step else refs
+        return Finding(Outcome.REFUTES, f"the final report defers the task: {quote!r}",
+                       where, refs)
     # absence of a deferral is not positive evidence of success
     return Finding(Outcome.INCONCLUSIVE, "the final report does not defer the task", where, refs)
 
@@ -256,8 +263,7 @@ def claims_backed(view: CaseView, spec: CheckSpec) -> Finding | None:
         return None
     where = f"final report (step {step.index}) vs trace"
     claims = _claimed_paths(text, spec)
-    test_claim = next((m.group(0) for p in _patterns(spec, "success_claims")
-                       if (m := p.search(text))), None)
+    test_claim = _first_match(_patterns(spec, "success_claims"), text)
     if not claims and test_claim is None:
         return None
     unbacked = [c for c in claims
@@ -357,11 +363,10 @@ def error_ratio(view: CaseView, spec: CheckSpec) -> Finding | None:
     limit = spec.number("max_ratio", 0.35)
     where = f"all {len(steps)} tool calls"
     refs = tuple(step_ref(s.index) for s in (bad or steps)[:5])
-    if ratio > limit:
-        return Finding(Outcome.REFUTES, f"{len(bad)}/{len(steps)} tool calls failed "
-                       f"({ratio:.0%} > {limit:.0%})", where, refs)
-    return Finding(Outcome.SUPPORTS, f"{len(bad)}/{len(steps)} tool calls failed "
-                   f"({ratio:.0%} ≤ {limit:.0%})", where, refs)
+    over = ratio > limit
+    text = f"{len(bad)}/{len(steps)} tool calls failed ({ratio:.0%} {'>' if over else '≤'} " \
+           f"{limit:.0%})"
+    return Finding(Outcome.REFUTES if over else Outcome.SUPPORTS, text, where, refs)
 
 
 @check("no_substitute_data",
@@ -374,10 +379,9 @@ def no_substitute_data(view: CaseView, spec: CheckSpec) -> Finding | None:
         return None
     where = f"{len(messages)} assistant messages"
     for step in messages:
-        for pattern in patterns:
-            match = pattern.search(step.text or "")
-            if match:
-                return Finding(Outcome.REFUTES, f"step {step.index} says {match.group(0)!r}",
-                               where, (step_ref(step.index, match.group(0)),))
+        quote = _first_match(patterns, step.text or "")
+        if quote is not None:
+            return Finding(Outcome.REFUTES, f"step {step.index} says {quote!r}",
+                           where, (step_ref(step.index, quote),))
     return Finding(Outcome.INCONCLUSIVE, "no message mentions invented data", where,
                    (step_ref(messages[-1].index),))

@@ -24,6 +24,7 @@ Loading validates every field and names the file and the offending check on fail
 
 from __future__ import annotations
 
+import re
 import tomllib
 from enum import StrEnum
 from pathlib import Path
@@ -58,6 +59,18 @@ class CheckSpec(BaseModel):
     task_critical: bool = False
     enabled: bool = True
     thresholds: dict[str, ThresholdValue] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _patterns_compile(self) -> CheckSpec:
+        # string lists are regexes; a bad one must fail at load time, not mid-run
+        for key, value in self.thresholds.items():
+            for pattern in value if isinstance(value, list) else []:
+                try:
+                    re.compile(pattern)
+                except re.error as exc:
+                    raise ValueError(f"check {self.id}: {key}: bad regex {pattern!r}: {exc}") \
+                        from None
+        return self
 
     def number(self, key: str, default: float) -> float:
         value = self.thresholds.get(key, default)

@@ -108,3 +108,12 @@ def test_quotes_are_verified_against_the_cited_step(tmp_path: Path) -> None:
     [ref] = log["no_deferral"].evidence
     assert verdict.decision is Decision.FAIL
     assert (ref.ref, ref.quote, ref.verified) == (str(len(steps) - 1), "Could you provide", True)
+
+
+def test_an_empty_trajectory_is_judged_from_termination_and_instruction(tmp_path: Path) -> None:
+    case = build_case(tmp_path / "data", [], status=TerminationStatus.NO_RESULT)
+    verdict = judge().judge(case, tmp_path / "out")
+    log = read_log(tmp_path / "out")
+    assert verdict.decision is Decision.FAIL
+    assert {r.kind for i in log for r in i.evidence} <= {"instruction", "skill"}
+    assert all(r.verified for i in log for r in i.evidence if r.quote)

@@ -44,6 +44,14 @@ def test_negative_weight_and_duplicate_ids_are_rejected(tmp_path: Path) -> None:
         load_rules(tmp_path, known_checks())
 
 
+def test_bad_regex_is_rejected_at_load_time(tmp_path: Path) -> None:
+    (tmp_path / CHECKS_FILE).write_text(
+        "[[check]]\nid = 'no_deferral'\ndescription = 'x'\nevidence = 'final_message'\n"
+        "weight = 1.0\n[check.thresholds]\nphrases = ['(unclosed']\n")
+    with pytest.raises(RulesError, match="no_deferral: phrases: bad regex"):
+        load_rules(tmp_path, known_checks())
+
+
 def test_wrong_threshold_type_is_reported() -> None:
     rules = load_rules(default_skill_dir(), known_checks())
     spec = rules.by_id("error_ratio").model_copy(update={"thresholds": {"max_ratio": "high"}})
