@@ -91,3 +91,18 @@ def bundled_session(artifact: str, artifact_text: str, final_message: str,
         inspection("P2", "tu_read", '"case_id"', "inconclusive", "tu_rec3"),
         verdict(decision, ["I1", "I2", "I3"]),
     ]
+
+
+def responder_for(scripts: dict[str, list[Reply]]) -> Any:
+    """A fake-server responder serving several cases at once (concurrent runs): the case is read
+    from the first user message, the turn from the number of assistant messages so far."""
+
+    def respond(request: Any) -> Reply:
+        messages = request.body["messages"]
+        first = messages[0]["content"]
+        first_text = first if isinstance(first, str) else first[0]["text"]
+        case_id = first_text.splitlines()[0].removeprefix("# Case ").strip()
+        turn = sum(1 for m in messages if m["role"] == "assistant")
+        return scripts[case_id][turn]
+
+    return respond
