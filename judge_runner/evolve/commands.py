@@ -16,8 +16,6 @@ from judge_runner.evolve.splits import SplitOverlapError, read_split, refuse_ove
 from judge_runner.evolve.state import EvolveConfig, EvolveState
 from judge_runner.judges import Judge
 from judge_runner.judges.registry import JudgeOptions, build_judge
-from judge_runner.models.factory import make_client
-from judge_runner.models.recording import RecordingClient
 
 OPTIMIZER_TRANSCRIPT = "optimizer_transcript.jsonl"
 
@@ -32,6 +30,8 @@ def _optimizer(name: str, model: str | None, base_url: str | None, run_dir: Path
     if name == "model":
         if not model:
             raise typer.BadParameter("--optimizer-model is required with --optimizer model")
+        from judge_runner.models import RecordingClient, make_client
+
         run_dir.mkdir(parents=True, exist_ok=True)
         client = RecordingClient(
             make_client(base_url=base_url), run_dir / OPTIMIZER_TRANSCRIPT, append=True
