@@ -104,13 +104,24 @@ def _error(case_id: str, judge: str, reason: str, usage: Usage,
                    usage=usage, details=details)
 
 
+ONE_CALL_KNOBS = frozenset({"max_prompt_tokens", "max_output_tokens"})
+
+
+def one_call_settings(options: JudgeOptions, judge: str) -> dict[str, Any]:
+    """Constructor arguments shared by the one-call judges (direct, rubric).
+
+    Raises JudgeConfigError without a model, with an unknown knob or a bad token budget.
+    """
+    check_knobs(options, judge, ONE_CALL_KNOBS)
+    return {
+        "model": require_model(options, judge),
+        "clients": client_factory(options),
+        "allow_abstain": options.allow_abstain,
+        "max_prompt_tokens": extra_int(options, "max_prompt_tokens", DEFAULT_MAX_PROMPT_TOKENS),
+        "max_output_tokens": extra_int(options, "max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS),
+    }
+
+
 def make_judge(options: JudgeOptions) -> DirectJudge:
-    """Raises JudgeConfigError without a model or with bad token budgets."""
-    check_knobs(options, "direct", {"max_prompt_tokens", "max_output_tokens"})
-    return DirectJudge(
-        model=require_model(options, "direct"),
-        clients=client_factory(options),
-        allow_abstain=options.allow_abstain,
-        max_prompt_tokens=extra_int(options, "max_prompt_tokens", DEFAULT_MAX_PROMPT_TOKENS),
-        max_output_tokens=extra_int(options, "max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS),
-    )
+    """Raises JudgeConfigError without a model, with an unknown knob or a bad token budget."""
+    return DirectJudge(**one_call_settings(options, "direct"))

@@ -21,14 +21,14 @@ from judge_runner.cases import CasePackage
 from judge_runner.judges import oneshot
 from judge_runner.judges.base import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
 from judge_runner.judges.digest import render_digest
-from judge_runner.judges.direct import DEFAULT_MAX_OUTPUT_TOKENS, DEFAULT_MAX_PROMPT_TOKENS
+from judge_runner.judges.direct import (
+    DEFAULT_MAX_OUTPUT_TOKENS,
+    DEFAULT_MAX_PROMPT_TOKENS,
+    one_call_settings,
+)
 from judge_runner.judges.llm import (
     ClientFactory,
-    check_knobs,
-    client_factory,
-    extra_int,
     fresh_transcript,
-    require_model,
 )
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import JudgeOptions
@@ -180,12 +180,5 @@ def _skill_texts(case: CasePackage) -> list[tuple[str, str]]:
 
 
 def make_judge(options: JudgeOptions) -> RubricJudge:
-    """Raises JudgeConfigError without a model or with bad token budgets."""
-    check_knobs(options, "rubric", {"max_prompt_tokens", "max_output_tokens"})
-    return RubricJudge(
-        model=require_model(options, "rubric"),
-        clients=client_factory(options),
-        allow_abstain=options.allow_abstain,
-        max_prompt_tokens=extra_int(options, "max_prompt_tokens", DEFAULT_MAX_PROMPT_TOKENS),
-        max_output_tokens=extra_int(options, "max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS),
-    )
+    """Raises JudgeConfigError without a model, with an unknown knob or a bad token budget."""
+    return RubricJudge(**one_call_settings(options, "rubric"))
