@@ -11,7 +11,7 @@ import pytest
 
 from judge_runner.cases import Dataset
 from tests.conftest import EXAMPLES, require
-from tests.fakeapi import ALL_REQUESTS
+from tests.fakeapi import ALL_REQUESTS, ReceivedRequest
 from tests.judges import casekit
 
 
@@ -44,10 +44,21 @@ def _package_text(case_dir: Path) -> str:
     return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in files)
 
 
-def leaked(secrets: list[str]) -> list[tuple[str, str]]:
-    """(secret, request path) for every secret found verbatim in any request body so far."""
+# Every request a judge sends offers one of these tools. Other stages (the evolution optimizer)
+# may legitimately send dev-only evidence to a model; judges never may.
+JUDGE_TOOLS = frozenset({"submit_verdict", "submit_rubric", "submit_grades"})
+
+
+def judge_requests() -> list[ReceivedRequest]:
+    return [r for r in list(ALL_REQUESTS)
+            if {t.get("name") for t in r.body.get("tools", [])} & JUDGE_TOOLS]
+
+
+def leaked(secrets: list[str], requests: list[ReceivedRequest] | None = None
+           ) -> list[tuple[str, str]]:
+    """(secret, request path) for every secret found verbatim in a request body."""
     hits = []
-    for request in list(ALL_REQUESTS):
+    for request in judge_requests() if requests is None else requests:
         text = request.text
         hits += [(s[:80], request.path) for s in secrets if s in text]
     return hits
@@ -56,6 +67,7 @@ def leaked(secrets: list[str]) -> list[tuple[str, str]]:
 @pytest.fixture(scope="session", autouse=True)
 def no_label_or_evidence_reaches_a_model() -> Iterator[None]:
     yield
+    assert not judge_requests() or casekit.SECRETS, "judge requests seen but no secrets known"
     hits = leaked(list(casekit.SECRETS))
     assert not hits, f"label or evidence text reached a model: {hits[:5]}"
 

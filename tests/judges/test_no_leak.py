@@ -13,7 +13,7 @@ import httpx
 from judge_runner.cases import Dataset
 from tests.fakeapi import ALL_REQUESTS, FakeMessagesServer
 from tests.judges import casekit
-from tests.judges.conftest import leaked, secrets_of
+from tests.judges.conftest import judge_requests, leaked, secrets_of
 
 
 def test_secrets_cover_labels_and_private_evidence(dataset: Dataset) -> None:
@@ -30,10 +30,24 @@ def test_examples_register_their_secrets(examples: Dataset) -> None:
 
 def test_detector_finds_a_planted_leak(fake_api: FakeMessagesServer, tmp_path: Path) -> None:
     planted = "PLANTED-SECRET-7f3a9 verifier says FAILED"
-    httpx.post(f"{fake_api.base_url}/v1/other", content=planted.encode(), timeout=5)
-    assert leaked([planted]) == [(planted, "/v1/other")]
+    body = {"tools": [{"name": "submit_verdict"}], "messages": [{"content": planted}]}
+    httpx.post(f"{fake_api.base_url}/v1/other", json=body, timeout=5)
+    assert leaked([planted], list(fake_api.requests)) == [(planted, "/v1/other")]
+    assert leaked([planted]) == [(planted, "/v1/other")]  # seen by the suite-wide scan too
     ALL_REQUESTS[:] = [r for r in ALL_REQUESTS if planted not in r.text]  # not a real leak
 
 
 def test_nothing_leaked_so_far(dataset: Dataset) -> None:
     assert leaked(list(casekit.SECRETS)) == []
+
+
+def test_judge_requests_are_recognised(fake_api: FakeMessagesServer, dataset: Dataset,
+                                       tmp_path: Path) -> None:
+    from judge_runner.judges.direct import make_judge
+    from judge_runner.judges.registry import JudgeOptions
+    from tests.fakeapi import reply, tool_use
+
+    fake_api.push(reply(tool_use("submit_verdict", {"decision": "fail", "rationale": "r"})))
+    make_judge(JudgeOptions(model="m", base_url=fake_api.base_url)).judge(
+        dataset.case("c-fail"), tmp_path / "o")
+    assert fake_api.requests[0] in judge_requests()
