@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from judge_runner.cases import Domain, Label
+from judge_runner.cases import Domain, Label, Step, StepKind, Trajectory
 from tests.runs.casebuild import Spec, write_dataset
 
 SKILL_MD = """---
@@ -25,10 +25,11 @@ DOMAINS = (Domain.FINANCE, Domain.ENERGY, Domain.ROBOTICS)
 
 
 def build_pool(
-    root: Path, n_tasks: int = 6, per_task: int = 12
+    root: Path, n_tasks: int = 6, per_task: int = 12, gate_fail: int = 27, gate_pass: int = 9
 ) -> tuple[Path, list[str], list[str]]:
-    """Write the dataset; return (dataset dir, dev ids, gate ids). The gate holds 27 fail and
-    9 pass cases from every task; the rest is the dev pool (gate excluded from dev)."""
+    """Write the dataset; return (dataset dir, dev ids, gate ids). The gate holds `gate_fail`
+    fail and `gate_pass` pass cases spread over the tasks; the rest is the dev pool. The
+    answer also ends the trajectory, as the agent's final report."""
     specs: list[Spec] = []
     for t in range(n_tasks):
         for k in range(per_task):
@@ -45,6 +46,7 @@ def build_pool(
             )
     dataset = write_dataset(root / "dataset", specs)
     for spec in specs:
+        _finish_with(dataset / "cases" / spec.case_id, f"Finished: {spec.answer}")
         evidence = dataset / "evidence" / spec.case_id
         evidence.mkdir(parents=True)
         failed = (
@@ -62,9 +64,17 @@ def build_pool(
         (evidence / "ctrf.json").write_text(json.dumps(ctrf), encoding="utf-8")
     fails = [s.case_id for s in specs if s.label is Label.FAIL]
     passes = [s.case_id for s in specs if s.label is Label.PASS]
-    gate = sorted(fails[::2][:27] + passes[::2][:9])
+    gate = sorted(fails[::2][:gate_fail] + passes[::2][:gate_pass])
     dev = sorted(s.case_id for s in specs if s.case_id not in set(gate))
     return dataset, dev, gate
+
+
+def _finish_with(case_dir: Path, report: str) -> None:
+    path = case_dir / "trajectory.json"
+    trajectory = Trajectory.model_validate_json(path.read_text(encoding="utf-8"))
+    steps = [Step(index=0, kind=StepKind.ASSISTANT_MESSAGE, text=report)]
+    path.write_text(trajectory.model_copy(update={"steps": steps, "final_message": report})
+                    .model_dump_json(), encoding="utf-8")
 
 
 def write_skill(skills_root: Path, extra: str = "") -> Path:
