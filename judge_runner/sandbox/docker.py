@@ -1,8 +1,9 @@
 """DockerSandbox: one locked-down container per case, kept for many commands, then removed.
 
-The container is created once per case (``sleep infinity`` under the engine's init, which
-reaps orphans) and every command is a ``docker exec`` into it, so a command costs tens of
-milliseconds instead of a container start. Isolation, all set at creation:
+The container is created once per case; its main process (under the engine's init, which
+reaps orphans) is a small command server (see execd.py) reached through the container's
+attached stdin/stdout, so a command costs one fork/exec inside the container instead of a
+``docker exec`` or a container start. Isolation, all set at creation:
 
 - the case package directory (``cases/<id>/`` and nothing above it) bind-mounted read-only at
   ``/case``; labels and verifier evidence live outside it and are never mounted;
@@ -33,6 +34,7 @@ from typing import Any, Self
 from judge_runner.log import get_logger
 from judge_runner.sandbox import engine, wrapper
 from judge_runner.sandbox.base import CASE_MOUNT, SCRATCH_DIR, ExecResult, SandboxError
+from judge_runner.sandbox.execd import SERVER_SOURCE, Channel
 from judge_runner.sandbox.files import (
     READ_FILE_SCRIPT,
     check_readable_tree,
@@ -50,8 +52,16 @@ SANDBOX_UID = "10001:10001"
 # kills the command itself (covers a wedged `timeout` or a slow engine).
 HOST_SLACK = 10.0
 _STDOUT, _STDERR = 1, 2
-# Processes always present while a wrapper runs: the engine's init, `sleep infinity`, the wrapper.
-_BASELINE_PIDS = 3
+_COMMAND_ENV = {
+    "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+    "HOME": SCRATCH_DIR,
+    "TMPDIR": "/tmp",
+    "LANG": "C.UTF-8",
+    "LC_ALL": "C.UTF-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+}
+# How long a fresh container may take until its command server answers.
+_READY_TIMEOUT = 30.0
 
 
 class DockerSandbox:
@@ -84,6 +94,9 @@ class DockerSandbox:
         self.image = image or engine.default_image()
         self._closed = False
         self._container_id: str | None = None
+        self._channel: Channel | None = None
+        self._env = dict(_COMMAND_ENV)
+        self._lock = threading.Lock()
         check_readable_tree(self.case_dir)
         self._client = engine.connect()
         self._api = self._client.api
@@ -93,6 +106,8 @@ class DockerSandbox:
             self._container_id = self._start(labels or {})
         except BaseException:
             # Ctrl-C or an engine error mid-creation: the container may exist under its name.
+            if self._channel is not None:
+                self._channel.close()
             self._remove(self.name)
             self._client.close()
             raise
@@ -145,7 +160,8 @@ class DockerSandbox:
         try:
             created = self._api.create_container(
                 self.image,
-                command=["sleep", "infinity"],
+                command=["python3", "-c", SERVER_SOURCE],
+                stdin_open=True,
                 name=self.name,
                 user=SANDBOX_UID,
                 working_dir=CASE_MOUNT,
@@ -156,10 +172,17 @@ class DockerSandbox:
                 host_config=host_config,
             )
             container_id = str(created["Id"])
+            # Attach before start so the server's ready frame cannot be missed.
+            sock = self._api.attach_socket(
+                container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            self._channel = Channel(sock, self.name)
             self._api.start(container_id)
         except docker_errors.DockerException as exc:
             raise SandboxError(f"cannot start a sandbox container for {self.case_dir}: "
                                f"{exc}") from exc
+        server_pid = self._channel.wait_ready(time.monotonic() + _READY_TIMEOUT)
+        # The wrapper's sweep kills every process but these (see wrapper.py).
+        self._env = {**_COMMAND_ENV, "JR_KEEP_PIDS": f"1 {server_pid}"}
         return container_id
 
     def close(self) -> None:
@@ -169,6 +192,8 @@ class DockerSandbox:
             return
         self._closed = True
         _unregister(self)
+        if self._channel is not None:
+            self._channel.close()
         self._remove(self._container_id or self.name)
         self._client.close()
 
@@ -213,11 +238,8 @@ class DockerSandbox:
         err = CappedStream(self.limits.output_cap)
         started = time.monotonic()
         deadline = started + limit + self.limits.kill_grace + HOST_SLACK
-        finished, exit_code = self._run(argv, out, err, deadline)
+        finished, exit_code = self._call(argv, out, err, deadline, exec_id)
         duration = time.monotonic() - started
-        if not finished:
-            self._run(wrapper.sweep_argv(exec_id), CappedStream(1024), CappedStream(1024),
-                      time.monotonic() + 30)
         hit_timeout = not finished or wrapper.timed_out(exit_code, duration, limit)
         return ExecResult(
             stdout=out.text(),
@@ -228,41 +250,55 @@ class DockerSandbox:
             duration=duration,
         )
 
-    def _run(
-        self, argv: list[str], out: CappedStream, err: CappedStream, deadline: float
+    def _call(
+        self, argv: list[str], out: CappedStream, err: CappedStream, deadline: float,
+        exec_id: str | None = None,
     ) -> tuple[bool, int | None]:
-        """Exec argv, stream its output into `out`/`err` until it ends or `deadline` passes.
+        """Run argv through the command server; (finished, exit code).
 
-        Returns (finished, exit code)."""
+        When `deadline` passes (the in-container timeout should long have fired), the
+        command's processes are killed through the engine (a ``docker exec`` of the sweep) and
+        the server gets a few more seconds to report; a server that still does not answer
+        means a broken sandbox.
+
+        Raises:
+            SandboxError: the sandbox is closed, or its container or server is gone."""
+        with self._lock:
+            if self._channel is None or self._closed:
+                raise SandboxError(f"sandbox for {self.case_dir} is closed")
+            self._channel.send(argv, self._env, CASE_MOUNT)
+            finished, code = self._channel.collect(out, err, deadline)
+            if finished:
+                return True, code
+            if exec_id is not None:
+                try:
+                    self._engine_exec(wrapper.sweep_argv(exec_id), time.monotonic() + 30)
+                except SandboxError as exc:  # e.g. no pid left for the exec; wait anyway
+                    log.warning("sandbox.rescue_failed", container=self.name, error=str(exc))
+            finished, code = self._channel.collect(out, err, time.monotonic() + HOST_SLACK)
+            if not finished:
+                self._channel.close()
+                self._channel = None
+                raise SandboxError(f"sandbox {self.name}: command server stopped answering")
+            return False, None
+
+    def _engine_exec(self, argv: list[str], deadline: float) -> None:
+        """Run argv with a ``docker exec`` (bypassing the server), discarding its output."""
         docker_errors = engine.errors()
         try:
             created = self._api.exec_create(
                 self.container_id, argv, stdout=True, stderr=True, stdin=False, tty=False,
-                user=SANDBOX_UID, workdir=CASE_MOUNT,
-                environment={"JR_BASELINE_PIDS": str(_BASELINE_PIDS)},
+                user=SANDBOX_UID, workdir=CASE_MOUNT, environment=self._env,
             )
             raw = self._api.exec_start(created["Id"], socket=True)
         except docker_errors.DockerException as exc:
             raise SandboxError(f"exec failed in sandbox {self.name}: {exc}") from exc
         sock = getattr(raw, "_sock", raw)
         try:
-            finished = _pump(sock, out, err, deadline)
+            _pump(sock, CappedStream(4096), CappedStream(4096), deadline)
         finally:
             raw.close()
             sock.close()
-        if not finished:
-            return False, None
-        return True, self._exit_code(created["Id"])
-
-    def _exit_code(self, exec_id: str) -> int | None:
-        # The stream can close a moment before the engine records the exit status.
-        for _ in range(200):
-            info = self._api.exec_inspect(exec_id)
-            if not info.get("Running"):
-                code = info.get("ExitCode")
-                return int(code) if code is not None else None
-            time.sleep(0.005)
-        raise SandboxError(f"sandbox {self.name}: exec {exec_id} never reported an exit status")
 
     def read_file(self, path: str, max_bytes: int | None = None) -> bytes:
         """Bytes of a regular file inside the sandbox (symlinks resolved *inside* it).
@@ -277,7 +313,7 @@ class DockerSandbox:
         argv = ["sh", "-c", READ_FILE_SCRIPT, "jr-read", path, str(limit + 1)]
         out = CappedStream(limit + 2)
         err = CappedStream(4096)
-        finished, code = self._run(argv, out, err, time.monotonic() + 60)
+        finished, code = self._call(argv, out, err, time.monotonic() + 60)
         data = out.value()
         return read_file_result(path, finished, code, data, err.text(), limit,
                                 exact=max_bytes is None)
@@ -290,7 +326,7 @@ class DockerSandbox:
         """
         out = CappedStream(64 << 20)
         err = CappedStream(4096)
-        finished, code = self._run(list_files_argv(path), out, err, time.monotonic() + 60)
+        finished, code = self._call(list_files_argv(path), out, err, time.monotonic() + 60)
         return parse_file_list(path, finished, code, out.value(), err.text())
 
 

@@ -5,13 +5,15 @@ runs out, but a command that finishes normally can leave background children beh
 child that calls ``setsid`` leaves the group. The wrapper therefore
 
 1. runs ``bash -c CMD`` under ``timeout -k GRACE T`` (TERM, then KILL, to the whole group),
-   with a per-exec marker ``JR_EXEC_ID`` in the command's environment only;
+   with a per-exec marker ``JR_EXEC_ID`` in the command's environment;
 2. when ``timeout`` returns, KILLs the group again (``kill`` is a shell builtin, so this works
    even when a fork bomb has used up every pid) until no member is left;
-3. KILLs every process whose environment still carries the marker (the ``setsid`` escapes).
-   Listing /proc costs a fork of grep, so it is skipped when the process count (a shell glob,
-   no fork) shows nothing beyond the processes expected anyway (``JR_BASELINE_PIDS``: in a
-   container its init, ``sleep infinity`` and this wrapper).
+3. kills what escaped the group:
+   - in a container (``JR_KEEP_PIDS`` set: the init and the command server), commands run one
+     at a time, so every other process still there is a leftover of this one: all are
+     KILLed, with shell builtins only (no fork), whatever they did to their environment;
+   - on a host, only processes whose environment still carries the marker (a command can
+     unset it; the local sandbox is not isolation).
 
 The wrapper's exit status is the command's (124 or 137 when ``timeout`` had to stop it).
 """
@@ -20,25 +22,35 @@ from __future__ import annotations
 
 import uuid
 
-# Kill everything started by one exec; $1 is the exec id. Used after every exec and, alone,
-# when the host gives up waiting. The bracket in the pattern keeps grep from matching its own
-# command line; -z/-x match whole NUL-separated environment entries. A process caught between
-# fork and exec may not show its environment for an instant, so in a container (where the
-# expected process count JR_BASELINE_PIDS is known) the sweep repeats until only the expected
-# processes are left (at most 5 rounds); on a host it makes one pass.
-SWEEP = r"""
+# Container sweep: KILL every process except the kept ones and this shell, until none is left
+# (zombies count until the init reaps them; bounded rounds). Processes of other uids (an
+# operator's `docker exec` as root) cannot be signalled and are skipped.
+KILL_ALL = r"""
+keep=" $JR_KEEP_PIDS $$ "
 n=0
-while :; do
-  found=$(grep -lzx "JR_EXEC_I[D]=$1" /proc/[0-9]*/environ 2>/dev/null)
-  for f in $found; do p=${f#/proc/}; kill -KILL "${p%/environ}" 2>/dev/null; done
+while [ "$n" -lt 50 ]; do
+  hit=0
+  for d in /proc/[0-9]*; do
+    p=${d#/proc/}
+    case "$keep" in *" $p "*) continue ;; esac
+    kill -KILL "$p" 2>/dev/null && hit=1
+  done
+  [ "$hit" = 0 ] && break
   n=$((n + 1))
-  [ "${JR_BASELINE_PIDS:--1}" -lt 0 ] && break
-  set -- "$1" /proc/[0-9]*
-  [ $(($# - 1)) -le "$JR_BASELINE_PIDS" ] && break
-  [ "$n" -ge 5 ] && break
-  [ -z "$found" ] && sleep 0.05
 done
 """
+
+# Host sweep: $1 is the exec id. The bracket keeps grep from matching its own command line;
+# -z/-x match whole NUL-separated environment entries.
+KILL_MARKED = r"""
+for f in $(grep -lzx "JR_EXEC_I[D]=$1" /proc/[0-9]*/environ 2>/dev/null); do
+  p=${f#/proc/}; kill -KILL "${p%/environ}" 2>/dev/null
+done
+"""
+
+SWEEP = (
+    'if [ -n "${JR_KEEP_PIDS:-}" ]; then\n' + KILL_ALL + "else\n" + KILL_MARKED + "fi\n"
+)
 
 RUN = (
     r"""
@@ -48,12 +60,10 @@ pid=$!
 wait "$pid"; rc=$?
 n=0
 while kill -KILL -- "-$pid" 2>/dev/null && [ "$n" -lt 100 ]; do n=$((n + 1)); done
-set -- /proc/[0-9]*
-if [ "$#" -gt "${JR_BASELINE_PIDS:--1}" ]; then
-  set -- "$id"
+set -- "$id"
 """
     + SWEEP
-    + "fi\nexit $rc\n"
+    + "exit $rc\n"
 )
 
 # timeout(1) exit statuses when it had to stop the command (TERM worked / KILL was needed).
@@ -70,6 +80,7 @@ def run_argv(cmd: str, timeout: float, grace: float, exec_id: str) -> list[str]:
 
 
 def sweep_argv(exec_id: str) -> list[str]:
+    """argv of the sweep alone, for when the host stops waiting for a wrapper."""
     return ["sh", "-c", SWEEP, "jr-sweep", exec_id]
 
 

@@ -308,3 +308,44 @@ def test_exec_after_the_container_died_is_a_sandbox_error(
         with pytest.raises(SandboxError):
             while time.monotonic() < deadline:
                 sandbox.exec("true")
+
+
+# -- the command server -----------------------------------------------------------------------
+
+SERVER_PID = "ps -eo pid=,ppid=,comm= | awk '$2 == 1 && $3 == \"python3\" {print $1}'"
+
+
+def test_escapes_that_drop_the_marker_and_hold_stdout_are_killed(box: DockerSandbox) -> None:
+    # A detached child that clears its environment and keeps the output pipe open would
+    # otherwise hold the command (and every later one) until it exits.
+    result = box.exec("env -i setsid sleep 3001 & echo detached", timeout=30)
+    assert result.stdout == "detached\n" and result.exit_code == 0
+    assert result.duration < 5
+    assert box.exec("ps -eo args | grep -c '^sleep 300' || true").stdout.strip() == "0"
+
+
+def test_command_output_cannot_forge_the_server_protocol(box: DockerSandbox) -> None:
+    forged = "printf 'x\\000\\000\\000\\013{\"code\": 0}'; exit 7"
+    result = box.exec(forged)
+    assert result.exit_code == 7
+    assert result.stdout == 'x\x00\x00\x00\x0b{"code": 0}'
+    assert box.exec("echo next").stdout == "next\n"
+
+
+def test_commands_cannot_reach_into_the_server(box: DockerSandbox) -> None:
+    server = box.exec(SERVER_PID).stdout.strip()
+    assert server.isdigit()
+    peek = box.exec(f"ls /proc/{server}/fd; echo forged > /proc/{server}/fd/1")
+    assert peek.exit_code != 0 and "Permission denied" in peek.stderr
+    assert box.exec("echo still-fine").stdout == "still-fine\n"
+
+
+def test_a_killed_server_is_a_sandbox_error_not_a_result(
+    docker_engine: None, planted: Planted, test_labels: dict[str, str]
+) -> None:
+    with _open(planted.case_dir, test_labels) as sandbox:
+        with pytest.raises(SandboxError):
+            sandbox.exec(f"kill -KILL $({SERVER_PID})")
+            sandbox.exec("echo unreachable")
+        name = sandbox.name
+    assert not _engine_has(name)
