@@ -12,10 +12,11 @@ from judge_runner.evolve.evaluate import SkillEvaluator
 from judge_runner.evolve.loop import Evolution, EvolveError
 from judge_runner.evolve.optimizer import ModelOptimizer, Optimizer
 from judge_runner.evolve.report import REPORT_FILE, render_report
-from judge_runner.evolve.splits import SplitOverlapError, read_split, refuse_overlap
+from judge_runner.evolve.splits import SplitOverlapError, refuse_overlap
 from judge_runner.evolve.state import EvolveConfig, EvolveState
 from judge_runner.judges import Judge
-from judge_runner.judges.registry import JudgeOptions, build_judge
+from judge_runner.judges.cli_options import build_or_exit, judge_options
+from judge_runner.splits.manifest import read_split
 
 OPTIMIZER_TRANSCRIPT = "optimizer_transcript.jsonl"
 
@@ -104,9 +105,11 @@ def run_cmd(
     )
 
     def make_judge(skill_dir: Path) -> Judge:
-        return build_judge(
+        return build_or_exit(
             judge,
-            JudgeOptions(skill=skill_dir, model=judge_model, base_url=base_url, sandbox=sandbox),
+            judge_options(
+                skill=str(skill_dir), model=judge_model, base_url=base_url, sandbox=sandbox
+            ),
         )
 
     evolution = Evolution(

@@ -1,18 +1,10 @@
-"""Reading split files and refusing evolution splits that touch the evaluation set."""
+"""Refusing evolution splits that touch the evaluation set."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 
 class SplitOverlapError(ValueError):
     pass
-
-
-def read_split(path: Path) -> list[str]:
-    """Case ids of a split file: one per line; blank lines and `#` comments ignored."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [s for s in (line.split("#", 1)[0].strip() for line in lines) if s]
 
 
 def refuse_overlap(dev: list[str], gate: list[str], eval_ids: list[str]) -> None:

@@ -2,43 +2,42 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from judge_runner.cases import CasePackage
 from judge_runner.judges.base import Decision, Inspection, Verdict
-from judge_runner.judges.llm import JudgeConfigError
+from judge_runner.judges.cli_options import (
+    AbstainOpt,
+    BaseUrlOpt,
+    JudgeName,
+    KnobsOpt,
+    ModelOpt,
+    ModelsOpt,
+    ReplayOpt,
+    SandboxOpt,
+    SkillOpt,
+    build_or_exit,
+    judge_options,
+)
 from judge_runner.judges.products import PLAN_FILE, read_log
-from judge_runner.judges.registry import JudgeOptions, UnknownJudgeError, build_judge
-from judge_runner.models.base import ModelError
-from judge_runner.skills import SkillError
-
-NO_SKILL = "none"
 
 
 def judge_command(
     case: Annotated[Path, typer.Argument(help="Case package directory (…/cases/<id>).")],
-    judge: Annotated[str, typer.Option("--judge", help="agent | direct | rubric | multi | rules "
-                                       "| package.module:make_judge")] = "agent",
-    skill: Annotated[str | None, typer.Option(
-        "--skill", help="JudgeSkill directory, or 'none' (agent without JudgeSkill). "
-        "Required for the agent judge.")] = None,
-    model: Annotated[str | None, typer.Option("--model", help="Model name.")] = None,
-    models: Annotated[str | None, typer.Option(
-        "--models", help="Comma-separated models of a multi-judge panel.")] = None,
-    base_url: Annotated[str | None, typer.Option(
-        "--base-url", help="Messages API root (default $ANTHROPIC_BASE_URL or Anthropic).")] = None,
-    sandbox: Annotated[str, typer.Option("--sandbox", help="docker | local | auto")] = "auto",
+    judge: JudgeName = "agent",
+    skill: SkillOpt = None,
+    model: ModelOpt = None,
+    models: ModelsOpt = None,
+    base_url: BaseUrlOpt = None,
+    sandbox: SandboxOpt = "auto",
     out: Annotated[Path | None, typer.Option(
         "--out", help="Output folder (default runs/single/<judge>/<case id>).")] = None,
-    replay: Annotated[Path | None, typer.Option(
-        "--replay", help="Answer model calls from the transcripts of this run folder.")] = None,
-    allow_abstain: Annotated[bool, typer.Option("--allow-abstain")] = False,
-    option: Annotated[list[str] | None, typer.Option(
-        "--option", "-o", help="Judge knob KEY=VALUE (JSON value), e.g. -o max_turns=30.")] = None,
+    replay: ReplayOpt = None,
+    allow_abstain: AbstainOpt = False,
+    option: KnobsOpt = None,
 ) -> None:
     """Judge one case; writes plan.md, inspection_log.jsonl, verdict.json (and transcript.jsonl
     for model judges) into --out, prints them, and exits 1 when the verdict is an error."""
@@ -49,35 +48,14 @@ def judge_command(
     if judge == "agent" and skill is None:
         raise typer.BadParameter("the agent judge needs --skill DIR (or --skill none)",
                                  param_hint="--skill")
-    options = JudgeOptions(
-        skill=None if skill in (None, NO_SKILL) else Path(skill),
-        model=model,
-        models=[m.strip() for m in models.split(",") if m.strip()] if models else [],
-        base_url=base_url, sandbox=sandbox, allow_abstain=allow_abstain, replay=replay,
-        extra=_parse_options(option or []),
-    )
-    try:
-        built = build_judge(judge, options)
-    except (UnknownJudgeError, JudgeConfigError, SkillError, ModelError) as exc:
-        raise typer.BadParameter(str(exc), param_hint="--judge") from None
+    built = build_or_exit(judge, judge_options(
+        skill=skill, model=model, models=models, base_url=base_url, sandbox=sandbox,
+        replay=replay, allow_abstain=allow_abstain, knobs=option))
     out_dir = out or Path("runs") / "single" / built.name / case.name
     verdict = built.judge(package, out_dir)
     typer.echo(_report(out_dir, verdict))
     if verdict.decision == Decision.ERROR:
         raise typer.Exit(1)
-
-
-def _parse_options(pairs: list[str]) -> dict[str, Any]:
-    parsed: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise typer.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--option")
-        try:
-            parsed[key] = json.loads(value)
-        except ValueError:
-            parsed[key] = value  # a bare string such as a model name
-    return parsed
 
 
 def _report(out_dir: Path, verdict: Verdict) -> str:

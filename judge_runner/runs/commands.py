@@ -12,7 +12,19 @@ from rich.table import Table
 
 from judge_runner.cases.dataset import Dataset
 from judge_runner.judges.base import Judge
-from judge_runner.judges.registry import JudgeOptions, UnknownJudgeError, build_judge
+from judge_runner.judges.cli_options import (
+    AbstainOpt,
+    BaseUrlOpt,
+    JudgeName,
+    KnobsOpt,
+    ModelOpt,
+    ModelsOpt,
+    ReplayOpt,
+    SandboxOpt,
+    SkillOpt,
+    build_or_exit,
+    judge_options,
+)
 from judge_runner.runs.compare import Comparison, compare_records
 from judge_runner.runs.records import VERDICTS_FILE, load_records
 from judge_runner.runs.report import (
@@ -30,12 +42,6 @@ from judge_runner.splits.manifest import BENCH_DIR, read_split
 _stdout = Console()
 _stderr = Console(stderr=True)
 
-JudgeName = Annotated[str, typer.Option(
-    "--judge", "-j", help="rules | agent | direct | rubric | multi, or package.module:factory.")]
-SkillOpt = Annotated[Path | None, typer.Option("--skill", help="JudgeSkill directory.")]
-ModelOpt = Annotated[str | None, typer.Option("--model", help="Model name for model judges.")]
-BaseUrlOpt = Annotated[str | None, typer.Option("--base-url", help="Messages API base URL.")]
-SandboxOpt = Annotated[str, typer.Option("--sandbox", help="docker | local | auto | none.")]
 ConcurrencyOpt = Annotated[int, typer.Option("--concurrency", "-c", min=1,
                                              help="Cases judged at the same time.")]
 RunDirOpt = Annotated[Path | None, typer.Option(
@@ -48,18 +54,6 @@ ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress")]
 def _fail(message: str) -> typer.Exit:
     _stderr.print(f"[red]error:[/] {message}", highlight=False)
     return typer.Exit(2)
-
-
-def make_judge(
-    name: str, skill: Path | None, model: str | None, base_url: str | None, sandbox: str,
-    allow_abstain: bool = False,
-) -> Judge:
-    options = JudgeOptions(skill=skill, model=model, base_url=base_url, sandbox=sandbox,
-                           allow_abstain=allow_abstain)
-    try:
-        return build_judge(name, options)
-    except (UnknownJudgeError, ValueError, OSError) as exc:
-        raise _fail(str(exc)) from exc
 
 
 def resolve_split(dataset: Dataset, split: str | None, bench: Path | None) -> tuple[str, list[str]]:
@@ -103,9 +97,12 @@ def eval_command(
         "--bench", help="Bench directory holding <split>.txt (default DATASET/bench).")] = None,
     skill: SkillOpt = None,
     model: ModelOpt = None,
+    models: ModelsOpt = None,
     base_url: BaseUrlOpt = None,
     sandbox: SandboxOpt = "auto",
-    allow_abstain: Annotated[bool, typer.Option("--allow-abstain")] = False,
+    replay: ReplayOpt = None,
+    allow_abstain: AbstainOpt = False,
+    option: KnobsOpt = None,
     concurrency: ConcurrencyOpt = 4,
     run_dir: RunDirOpt = None,
     retry_errors: RetryOpt = False,
@@ -120,7 +117,9 @@ def eval_command(
     if not ds.cases_dir.is_dir():
         raise _fail(f"{dataset} is not a dataset: {ds.cases_dir} does not exist")
     split_name, case_ids = resolve_split(ds, split, bench)
-    the_judge = make_judge(judge, skill, model, base_url, sandbox, allow_abstain)
+    the_judge = build_or_exit(judge, judge_options(
+        skill=skill, model=model, models=models, base_url=base_url, sandbox=sandbox,
+        replay=replay, allow_abstain=allow_abstain, knobs=option))
     out = run_dir if run_dir is not None else _default_run_dir(the_judge, split_name)
     result = execute(the_judge, ds, case_ids, out, concurrency, retry_errors, progress)
     _stdout.print(metrics_table(result.summary))
@@ -212,9 +211,12 @@ def verdicts_command(
     = None,
     skill: SkillOpt = None,
     model: ModelOpt = None,
+    models: ModelsOpt = None,
     base_url: BaseUrlOpt = None,
     sandbox: SandboxOpt = "auto",
-    allow_abstain: Annotated[bool, typer.Option("--allow-abstain")] = False,
+    replay: ReplayOpt = None,
+    allow_abstain: AbstainOpt = False,
+    option: KnobsOpt = None,
     concurrency: ConcurrencyOpt = 4,
     retry_errors: RetryOpt = False,
     progress: ProgressOpt = True,
@@ -223,7 +225,9 @@ def verdicts_command(
     if not pool.exists():
         raise _fail(f"pool {pool} does not exist")
     ds = pool_dataset(pool, out, list(tasks or []))
-    the_judge = make_judge(judge, skill, model, base_url, sandbox, allow_abstain)
+    the_judge = build_or_exit(judge, judge_options(
+        skill=skill, model=model, models=models, base_url=base_url, sandbox=sandbox,
+        replay=replay, allow_abstain=allow_abstain, knobs=option))
     result = execute(the_judge, ds, ds.case_ids(), out, concurrency, retry_errors, progress)
     _stdout.print(metrics_table(result.summary))
     _stdout.print(f"verdicts: {out / VERDICTS_FILE}\nreport: {out / HTML_FILE}",

@@ -1,0 +1,106 @@
+"""Command-line options every judging command shares, and building a judge from them.
+
+`judge`, `eval`, `verdicts` and `evolve run` take the same judge options; they are declared
+once here so that a knob added to judges is added to every command at once.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from judge_runner.judges.base import Judge
+from judge_runner.judges.registry import JudgeOptions, build_judge
+from judge_runner.models.base import ModelError
+
+NO_SKILL = "none"
+
+JudgeName = Annotated[
+    str,
+    typer.Option(
+        "--judge", "-j", help="rules | agent | direct | rubric | multi, or package.module:factory."
+    ),
+]
+SkillOpt = Annotated[
+    str | None,
+    typer.Option("--skill", help="JudgeSkill directory, or 'none' (a judge without JudgeSkill)."),
+]
+ModelOpt = Annotated[str | None, typer.Option("--model", help="Model name for model judges.")]
+ModelsOpt = Annotated[
+    str | None, typer.Option("--models", help="Comma-separated models of a multi-judge panel.")
+]
+BaseUrlOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--base-url", help="Messages API root (default $ANTHROPIC_BASE_URL or Anthropic)."
+    ),
+]
+SandboxOpt = Annotated[str, typer.Option("--sandbox", help="docker | local | auto | none.")]
+ReplayOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--replay", help="Answer model calls from the transcripts of this run folder (no API)."
+    ),
+]
+AbstainOpt = Annotated[
+    bool,
+    typer.Option(
+        "--allow-abstain", help="Let the judge abstain; reported as coverage, never pass or fail."
+    ),
+]
+KnobsOpt = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-o", help="Judge knob KEY=VALUE (JSON value), e.g. -o max_turns=30."),
+]
+
+
+def parse_knobs(pairs: list[str]) -> dict[str, Any]:
+    """KEY=VALUE pairs; a value that is not JSON is kept as a string (e.g. a model name)."""
+    parsed: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"expected KEY=VALUE, got {pair!r}", param_hint="--option")
+        try:
+            parsed[key] = json.loads(value)
+        except ValueError:
+            parsed[key] = value
+    return parsed
+
+
+def judge_options(
+    *,
+    skill: str | None = None,
+    model: str | None = None,
+    models: str | None = None,
+    base_url: str | None = None,
+    sandbox: str = "auto",
+    replay: Path | None = None,
+    allow_abstain: bool = False,
+    knobs: list[str] | None = None,
+) -> JudgeOptions:
+    return JudgeOptions(
+        skill=None if skill in (None, NO_SKILL) else Path(skill),
+        model=model,
+        models=[m.strip() for m in models.split(",") if m.strip()] if models else [],
+        base_url=base_url,
+        sandbox=sandbox,
+        replay=replay,
+        allow_abstain=allow_abstain,
+        extra=parse_knobs(knobs or []),
+    )
+
+
+def build_or_exit(name: str, options: JudgeOptions) -> Judge:
+    """Build the judge, or end the command with the configuration problem as a usage error.
+
+    Unknown judges, bad knobs, broken skills (all ValueErrors), unreadable files and a client
+    that cannot be made (e.g. no API key for a remote server) are configuration problems.
+    """
+    try:
+        return build_judge(name, options)
+    except (ValueError, OSError, ModelError) as exc:
+        raise typer.BadParameter(str(exc), param_hint="--judge") from None
