@@ -1,7 +1,8 @@
 """A scripted agent-judge session for the fake Messages API, reacting to each request.
 
-One session per case, four model turns: write_plan → bash (the given command) → record_inspection
-quoting the first line of the real bash output → submit_verdict with the decision given for the
+One session per case, four model turns: write_plan → bash (the given command) and read_file (the
+given path) in one turn → record_inspection quoting the first line of the real bash output →
+submit_verdict with the decision given for the
 case (read from the case overview, "# Case <id>"). Because it reacts to the conversation, any
 number of cases can be judged concurrently against one server, by `judge-runner eval` or by
 Harbor, with the same outcome.
@@ -30,14 +31,16 @@ def case_id_of(body: dict[str, Any]) -> str:
     return found.group(1)
 
 
-def _last_tool_result(body: dict[str, Any]) -> tuple[str, str]:
+def _tool_results(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """(tool_use_id, text) of each tool result in the last message, in order."""
+    results = []
     for block in _blocks(body["messages"][-1]):
         if block.get("type") == "tool_result":
             content = block.get("content")
             if isinstance(content, list):
                 content = "".join(b.get("text", "") for b in content)
-            return str(block["tool_use_id"]), str(content)
-    raise AssertionError("expected a tool result in the last message")
+            results.append((str(block["tool_use_id"]), str(content)))
+    return results
 
 
 class ScriptedJudge:
@@ -47,10 +50,13 @@ class ScriptedJudge:
     case (tests assert on them, e.g. to prove what was reachable from inside the sandbox).
     """
 
-    def __init__(self, decisions: dict[str, str], command: str = "jq -r .task /case/case.json"):
+    def __init__(self, decisions: dict[str, str], command: str = "jq -r .task /case/case.json",
+                 read_path: str = "/case/case.json"):
         self.decisions = decisions
         self.command = command
+        self.read_path = read_path
         self.outputs: dict[str, str] = {}
+        self.reads: dict[str, str] = {}
 
     def __call__(self, request: ReceivedRequest) -> Scripted:
         body = request.body
@@ -61,10 +67,12 @@ class ScriptedJudge:
                 "id": "P1", "what": "the case names its task", "where": "/case/case.json",
                 "support": "a task name", "refute": "no task name", "critical": True}]}))
         if turn == 1:
-            return reply(tool_use("bash", {"command": self.command}))
+            return reply(tool_use("bash", {"command": self.command}),
+                         tool_use("read_file", {"path": self.read_path}))
         if turn == 2:
-            call_id, output = _last_tool_result(body)
+            (call_id, output), (_, read) = _tool_results(body)
             self.outputs[case_id] = output
+            self.reads[case_id] = read
             quote = next((line.strip() for line in output.splitlines() if line.strip()), "")
             return reply(tool_use("record_inspection", {
                 "plan_item": "P1", "check": self.command, "finding": f"output: {quote}",

@@ -157,6 +157,9 @@ def test_the_label_is_not_reachable_from_inside_the_task_container(scenario: Sce
             assert "label-file:" not in output, output
             assert "needle-in:" not in output, output
             assert "control: /case/case.json" in output, (case_id, output)
+            # read_file came back intact through the sandbox (base64 through Harbor's exec).
+            case_json = (scenario.dataset.cases_dir / case_id / "case.json").read_text()
+            assert case_json[:200] in judge.reads[case_id], judge.reads[case_id][:500]
 
 
 def test_rewards_follow_the_verdicts_and_the_judge_cannot_write_them(scenario: Scenario) -> None:
