@@ -37,7 +37,7 @@ from judge_runner.sandbox.base import CASE_MOUNT, SCRATCH_DIR, ExecResult, Sandb
 from judge_runner.sandbox.execd import SERVER_SOURCE, Channel
 from judge_runner.sandbox.files import (
     READ_FILE_SCRIPT,
-    check_readable_tree,
+    check_case_dir,
     list_files_argv,
     parse_file_list,
     read_file_result,
@@ -97,7 +97,7 @@ class DockerSandbox:
         self._channel: Channel | None = None
         self._env = dict(_COMMAND_ENV)
         self._lock = threading.Lock()
-        check_readable_tree(self.case_dir)
+        check_case_dir(self.case_dir)
         self._client = engine.connect()
         self._api = self._client.api
         self.name = f"jr-{_slug(self.case_dir.name)}-{uuid.uuid4().hex[:10]}"

@@ -71,18 +71,28 @@ def parse_file_list(
     return sorted(n for n in names if n)
 
 
-def check_readable_tree(case_dir: Path, max_entries: int = 100_000) -> None:
-    """Fail early when the sandbox user (not the owner) could not read part of the package.
+# Names that only a dataset root has: mounting such a directory would expose labels/evidence.
+_DATASET_ONLY = ("labels.jsonl", "evidence", "cases")
 
-    The sandbox runs as an unprivileged uid, so files readable only by their host owner would
-    look missing or broken to the judge.
+
+def check_case_dir(case_dir: Path, max_entries: int = 100_000) -> None:
+    """Fail early on a directory that must not or cannot be given to a judge.
+
+    A dataset root (it holds labels.jsonl, evidence/ or cases/) is refused: only
+    ``cases/<id>/`` may be mounted. And since the sandbox runs as an unprivileged uid, files
+    readable only by their host owner would look missing or broken to the judge, so they are
+    refused too.
 
     Raises:
-        SandboxError: `case_dir` is not a directory, or names the first entry lacking
-            world read (and, for directories, search) permission.
+        SandboxError: `case_dir` is not a directory, looks like a dataset root, or names the
+            first entry lacking world read (and, for directories, search) permission.
     """
     if not case_dir.is_dir():
         raise SandboxError(f"case package directory not found: {case_dir}")
+    exposed = [name for name in _DATASET_ONLY if (case_dir / name).exists()]
+    if exposed:
+        raise SandboxError(f"{case_dir} holds {', '.join(exposed)}: that is a dataset root, "
+                           "not a case package; give the sandbox cases/<id>/ only")
     seen = 0
     for current, dirs, files in os.walk(case_dir):
         for name in [*dirs, *files, ""]:

@@ -33,7 +33,7 @@ from judge_runner.sandbox import wrapper
 from judge_runner.sandbox.base import CASE_MOUNT, SCRATCH_DIR, ExecResult, SandboxError
 from judge_runner.sandbox.files import (
     READ_FILE_SCRIPT,
-    check_readable_tree,
+    check_case_dir,
     list_files_argv,
     parse_file_list,
     read_file_result,
@@ -63,7 +63,7 @@ class LocalSandbox:
     def __init__(self, case_dir: Path, limits: SandboxLimits | None = None) -> None:
         self.case_dir = Path(case_dir).resolve()
         self.limits = limits or SandboxLimits()
-        check_readable_tree(self.case_dir)
+        check_case_dir(self.case_dir)
         self._root = Path(tempfile.mkdtemp(prefix="judge-runner-local-"))
         self._closed = False
         self.case_path = self._root / "case"

@@ -290,6 +290,9 @@ def test_missing_image_and_missing_case_are_clear_errors(
         DockerSandbox(planted.case_dir, image="judge-runner-judge:no-such-tag")
     with pytest.raises(SandboxError, match="not found"):
         DockerSandbox(tmp_path / "cases" / "missing")
+    with pytest.raises(SandboxError, match=r"holds labels\.jsonl, evidence, cases: that is a "
+                                          "dataset root"):
+        DockerSandbox(planted.root)
     private = planted.case_dir / "artifacts" / "private.txt"
     private.write_text("x")
     private.chmod(0o600)
