@@ -59,6 +59,10 @@ for line in sys.stdin.buffer:
 """
 
 
+# Exit status reported when the server could not start a command (as a shell reports it).
+CANNOT_START = 126
+
+
 class _DockerDemux:
     """Splits the engine's attach stream (8-byte headers: stream id, size) into payloads."""
 
@@ -165,8 +169,10 @@ class Channel:
             elif kind == b"x":
                 end = json.loads(payload)
                 if "error" in end:
-                    raise SandboxError(f"sandbox {self._name}: cannot start command: "
-                                       f"{end['error']}")
+                    # The command could not start (too long for argv, no pid left): a failed
+                    # command with the shell's "cannot execute" status, not a broken sandbox.
+                    err.feed(f"sandbox: cannot start the command: {end['error']}\n".encode())
+                    return True, CANNOT_START
                 return True, int(end["code"])
             else:
                 raise SandboxError(f"sandbox {self._name}: unexpected frame {kind!r}")

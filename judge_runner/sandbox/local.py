@@ -31,6 +31,7 @@ from typing import IO, Self
 from judge_runner.log import get_logger
 from judge_runner.sandbox import wrapper
 from judge_runner.sandbox.base import CASE_MOUNT, SCRATCH_DIR, ExecResult, SandboxError
+from judge_runner.sandbox.execd import CANNOT_START
 from judge_runner.sandbox.files import (
     READ_FILE_SCRIPT,
     check_case_dir,
@@ -153,8 +154,9 @@ class LocalSandbox:
                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
                 preexec_fn=self._apply_rlimits,
             )
-        except OSError as exc:
-            raise SandboxError(f"cannot start a local command: {exc}") from exc
+        except OSError as exc:  # too long for argv, no process left: a failed command
+            err.feed(f"sandbox: cannot start the command: {exc}\n".encode())
+            return True, CANNOT_START
         assert proc.stdout is not None and proc.stderr is not None
         finished = _pump_pipes(proc.stdout, proc.stderr, out, err, deadline)
         if not finished:

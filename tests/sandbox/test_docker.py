@@ -343,6 +343,13 @@ def test_commands_cannot_reach_into_the_server(box: DockerSandbox) -> None:
     assert box.exec("echo still-fine").stdout == "still-fine\n"
 
 
+def test_a_command_too_long_to_start_is_a_failed_command(box: DockerSandbox) -> None:
+    result = box.exec("echo " + "a" * 200_000)
+    assert result.exit_code == 126
+    assert "cannot start the command" in result.stderr
+    assert box.exec("echo fine").stdout == "fine\n"
+
+
 def test_a_killed_server_is_a_sandbox_error_not_a_result(
     docker_engine: None, planted: Planted, test_labels: dict[str, str]
 ) -> None:

@@ -83,3 +83,8 @@ def test_close_deletes_the_copy(planted: Planted) -> None:
     sandbox.exec("touch /scratch/x")
     sandbox.close()
     assert not root.exists()
+
+
+def test_a_command_too_long_to_start_is_a_failed_command(box: LocalSandbox) -> None:
+    result = box.exec("echo " + "a" * 200_000)
+    assert result.exit_code == 126 and "cannot start the command" in result.stderr
