@@ -55,6 +55,6 @@ class TaskMeta(BaseModel):
 
     case_id: str
     task: str
-    domain: str | None
+    domain: str | None = None
     dataset: str  # the dataset directory the case was exported from
-    skill: str | None  # JudgeSkill name and version, e.g. "judgeskill@1"
+    skill: str | None = None  # JudgeSkill name@version; None: the task carries no JudgeSkill
