@@ -31,7 +31,7 @@ def case_id_of(body: dict[str, Any]) -> str:
     return found.group(1)
 
 
-def _tool_results(body: dict[str, Any]) -> list[tuple[str, str]]:
+def tool_results(body: dict[str, Any]) -> list[tuple[str, str]]:
     """(tool_use_id, text) of each tool result in the last message, in order."""
     results = []
     for block in _blocks(body["messages"][-1]):
@@ -70,7 +70,7 @@ class ScriptedJudge:
             return reply(tool_use("bash", {"command": self.command}),
                          tool_use("read_file", {"path": self.read_path}))
         if turn == 2:
-            (call_id, output), (_, read) = _tool_results(body)
+            (call_id, output), (_, read) = tool_results(body)
             self.outputs[case_id] = output
             self.reads[case_id] = read
             quote = next((line.strip() for line in output.splitlines() if line.strip()), "")

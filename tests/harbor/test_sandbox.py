@@ -1,0 +1,76 @@
+"""HarborSandbox inside a real Harbor trial: a command past its timeout is killed, with the
+children it left in the background, and the judge is told so."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from judge_runner.cases.dataset import Dataset
+from judge_runner.harbor.export import ExportOptions, export_tasks
+from tests.fakeapi.server import FakeMessagesServer, ReceivedRequest, Scripted, reply, tool_use
+from tests.harbor.conftest import (
+    harbor_env,
+    harbor_run_argv,
+    one_case_per_task,
+    remove_trial_leftovers,
+)
+from tests.harbor.scripted import tool_results
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+SLEEPER = "sleep 300 & sleep 301"
+COUNT = "ps -eo args | grep -c '^sleep 30[01]$' || true"
+
+
+class TimeoutScript:
+    """plan → a command that outlives its 2 s timeout → count its leftovers → inspect → verdict."""
+
+    def __init__(self) -> None:
+        self.results: list[str] = []
+
+    def __call__(self, request: ReceivedRequest) -> Scripted:
+        body = request.body
+        turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
+        if turn:
+            self.results += [text for _, text in tool_results(body)]
+        if turn == 0:
+            return reply(tool_use("write_plan", {"items": [{
+                "id": "P1", "what": "w", "where": "w", "support": "s", "refute": "r"}]}))
+        if turn == 1:
+            return reply(tool_use("bash", {"command": SLEEPER, "timeout_s": 2}))
+        if turn == 2:
+            return reply(tool_use("bash", {"command": COUNT}))
+        if turn == 3:
+            call_id, _ = tool_results(body)[0]
+            return reply(tool_use("record_inspection", {
+                "plan_item": "P1", "check": COUNT, "finding": "none left", "outcome": "supports",
+                "evidence": [{"tool_call_id": call_id, "quote": "exit code"}]}))
+        return reply(tool_use("submit_verdict", {"decision": "fail", "rationale": "r",
+                                                 "citations": ["I1"]}))
+
+
+def test_a_timed_out_command_is_killed_with_its_children(
+    examples_dataset: Dataset, harbor_cli: Path, judge_image: str, tmp_path: Path
+) -> None:
+    case_ids = one_case_per_task(examples_dataset, 1)
+    export_tasks(examples_dataset, case_ids, None, tmp_path / "tasks",
+                 ExportOptions(image=judge_image))
+    script = TimeoutScript()
+    server = FakeMessagesServer().start()
+    server.responder = script
+    try:
+        run = subprocess.run(harbor_run_argv(harbor_cli, tmp_path / "tasks", tmp_path / "jobs",
+                                             "job", server.base_url, concurrency=1),
+                             cwd=tmp_path, env=harbor_env(), capture_output=True, text=True,
+                             timeout=600)
+        assert run.returncode == 0, run.stdout[-3000:]
+    finally:
+        server.stop()
+        remove_trial_leftovers(case_ids)
+    plan, slept, counted = script.results[:3]
+    assert plan.startswith("plan recorded")
+    assert slept.startswith("timed out after 2s"), slept
+    assert counted.splitlines()[:3] == ["exit code 0", "--- stdout ---", "0"], counted
