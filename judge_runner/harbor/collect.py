@@ -168,21 +168,25 @@ def _read_json(path: Path) -> dict[str, Any] | None:
 
 
 def _judge_config(trials: list[_Trial]) -> tuple[str, dict[str, Any]]:
-    """The one judge configuration of the job; raises CollectError when trials disagree."""
-    seen: dict[str, tuple[str, dict[str, Any]]] = {}
-    for trial in trials:
-        recorded = _read_json(trial.root / "agent" / layout.PRODUCTS_SUBDIR / layout.CONFIG_FILE)
-        if recorded is not None and isinstance(recorded.get("config"), dict):
-            found = (str(recorded.get("judge")), recorded["config"])
-        else:  # another harness: what Harbor knows about the agent is the configuration
-            agent = trial.result.get("agent_info") or {}
-            found = (str(agent.get("name", "harbor-agent")),
-                     {"harbor_agent": agent, "skill": trial.meta.skill})
-        seen.setdefault(json.dumps(found, sort_keys=True, default=str), found)
-    if len(seen) > 1:
-        raise CollectError(f"the job mixes {len(seen)} judge configurations; collect one "
+    """The one judge configuration of the job; raises CollectError when trials disagree.
+
+    JudgeAgent records it per trial; a trial that failed before recording it does not count.
+    Without any recording (another harness), what Harbor knows about the agent is the
+    configuration.
+    """
+    recorded = [_read_json(t.root / "agent" / layout.PRODUCTS_SUBDIR / layout.CONFIG_FILE)
+                for t in trials]
+    found = [(str(r.get("judge")), r["config"]) for r in recorded
+             if r is not None and isinstance(r.get("config"), dict)]
+    if not found:
+        found = [(str((t.result.get("agent_info") or {}).get("name", "harbor-agent")),
+                  {"harbor_agent": t.result.get("agent_info"), "skill": t.meta.skill})
+                 for t in trials]
+    distinct = {json.dumps(f, sort_keys=True, default=str): f for f in found}
+    if len(distinct) > 1:
+        raise CollectError(f"the job mixes {len(distinct)} judge configurations; collect one "
                            "configuration per run directory")
-    return next(iter(seen.values()))
+    return next(iter(distinct.values()))
 
 
 def _verdict(trial: _Trial, judge_name: str) -> Verdict:

@@ -17,7 +17,7 @@ import pytest
 
 from judge_runner.cases.dataset import Dataset
 from judge_runner.harbor import layout
-from judge_runner.harbor.collect import collect_job
+from judge_runner.harbor.collect import CollectError, collect_job
 from judge_runner.harbor.export import ExportOptions, export_tasks
 from judge_runner.judges.base import Decision
 from judge_runner.runs.records import load_records, load_summary
@@ -216,6 +216,7 @@ def test_collect_turns_missing_or_bad_verdict_files_into_errors(
                for t in trials}
     missing, malformed, tampered, intact = scenario.case_ids
     (by_case[missing] / "agent" / "judge" / "verdict.json").unlink()
+    (by_case[missing] / "agent" / "judge" / layout.CONFIG_FILE).unlink()  # died before recording
     (by_case[malformed] / "agent" / "judge" / "verdict.json").write_text("{not json")
     tampered_path = by_case[tampered] / "agent" / "judge" / "verdict.json"
     data = json.loads(tampered_path.read_text())
@@ -232,3 +233,11 @@ def test_collect_turns_missing_or_bad_verdict_files_into_errors(
     assert records[intact].decision.value == scenario.decisions[intact]
     metrics = result.summary.metrics
     assert metrics is not None and metrics.n_error == 3 and metrics.n == 4
+    assert result.run.info.config_hash == load_summary(scenario.harbor_run).config_hash
+
+    config_path = by_case[intact] / "agent" / "judge" / layout.CONFIG_FILE
+    config = json.loads(config_path.read_text())
+    config["config"]["model"] = "another-model"
+    config_path.write_text(json.dumps(config))
+    with pytest.raises(CollectError, match="mixes 2 judge configurations"):
+        collect_job(job, tmp_path / "run2", write_reports=False)
