@@ -7,7 +7,8 @@ the trial's container, through `environment.exec`, as the image's non-root `judg
 trial it:
 
 1. (setup, as root) makes the agent and verifier log dirs root-owned and not writable by the
-   judge's user, so nothing the judge runs can plant a verdict, a reward or a symlink there;
+   judge's user, so nothing the judge runs can plant a verdict, a reward or a symlink there, and
+   gives the judge's user its writable /scratch;
 2. copies the case package (/case) and the JudgeSkill (Harbor's skills dir) out of the container
    — the task, not the host, says what is judged and with which skill;
 3. judges the case with the agent judge (`judge_runner.judges.agent`), writing plan.md,
@@ -48,13 +49,17 @@ from judge_runner.judges.agent import AgentJudge, make_judge
 from judge_runner.judges.base import Verdict
 from judge_runner.judges.products import TRANSCRIPT_FILE
 from judge_runner.judges.registry import JudgeOptions
+from judge_runner.sandbox.base import SCRATCH_DIR
 
 _BUDGET_KEYS = ("max_turns", "max_total_tokens", "max_wall_s", "max_invalid", "max_nudges",
                 "max_output_tokens", "timeout_s")
-_LOCK_DOWN = (
-    "mkdir -p {products} /logs/verifier"
+# Log dirs: root's, read-only for the judge. /scratch: the judge's home and working space, as in
+# the Docker sandbox (the image creates it root-owned; a task image cannot RUN chown).
+_SETUP = (
+    "mkdir -p {products} /logs/verifier {scratch}"
     " && chown root:root /logs/agent {products} /logs/verifier"
     " && chmod 0755 /logs/agent {products} /logs/verifier"
+    " && chown {user}: {scratch} && chmod 0700 {scratch}"
 )
 
 
@@ -85,9 +90,10 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
 
     async def setup(self, environment: BaseEnvironment) -> None:
         result = await environment.exec(
-            _LOCK_DOWN.format(products=layout.PRODUCTS_DIR), user="root")
+            _SETUP.format(products=layout.PRODUCTS_DIR, scratch=SCRATCH_DIR,
+                          user=layout.JUDGE_USER), user="root")
         if result.return_code != 0:
-            raise RuntimeError(f"could not lock down the log dirs: {result.stdout}")
+            raise RuntimeError(f"could not prepare the trial's directories: {result.stdout}")
 
     async def run(
         self, instruction: str, environment: BaseEnvironment, context: AgentContext

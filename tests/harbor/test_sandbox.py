@@ -1,5 +1,6 @@
 """HarborSandbox inside a real Harbor trial: a command past its timeout is killed, with the
-children it left in the background, and the judge is told so."""
+children it left in the background, and the judge is told so; the judge's user has its scratch
+space but cannot write where verdicts, rewards or tests live."""
 
 from __future__ import annotations
 
@@ -22,7 +23,12 @@ from tests.harbor.scripted import tool_results
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 SLEEPER = "sleep 300 & sleep 301"
-COUNT = "ps -eo args | grep -c '^sleep 30[01]$' || true"
+COUNT = (
+    "ps -eo args | grep -c '^sleep 30[01]$'; "
+    "touch /scratch/x && echo scratch-writable; "
+    "for d in /logs/agent /logs/agent/judge /logs/verifier /usr/bin /; do "
+    "touch $d/planted 2>/dev/null && echo planted-in-$d; done; true"
+)
 
 
 class TimeoutScript:
@@ -52,7 +58,7 @@ class TimeoutScript:
                                                  "citations": ["I1"]}))
 
 
-def test_a_timed_out_command_is_killed_with_its_children(
+def test_timeouts_kill_children_and_the_judge_cannot_write_outside_scratch(
     examples_dataset: Dataset, harbor_cli: Path, judge_image: str, tmp_path: Path
 ) -> None:
     case_ids = one_case_per_task(examples_dataset, 1)
@@ -73,4 +79,6 @@ def test_a_timed_out_command_is_killed_with_its_children(
     plan, slept, counted = script.results[:3]
     assert plan.startswith("plan recorded")
     assert slept.startswith("timed out after 2s"), slept
-    assert counted.splitlines()[:3] == ["exit code 0", "--- stdout ---", "0"], counted
+    assert counted.splitlines()[:4] == ["exit code 0", "--- stdout ---", "0",
+                                        "scratch-writable"], counted
+    assert "planted-in" not in counted, counted
