@@ -30,6 +30,7 @@ from judge_runner.harbor import verifier as verifier_module
 from judge_runner.skills import JudgeSkill
 
 DEFAULT_IMAGE = "judge-runner-judge:latest"
+JUDGE_HOME = "/home/judge"
 _TASK_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -129,6 +130,7 @@ def _export_case(
     skills_dir.mkdir(parents=True)
     if skill is not None:
         shutil.copytree(skill.path, skills_dir / skill.name, symlinks=True)
+    _write(env_dir / "home" / ".keep", "")
     _normalize_modes(env_dir)
     _write(env_dir / "Dockerfile", _dockerfile(options.image))
     if options.network is NetworkIsolation.DOCKER:
@@ -205,6 +207,9 @@ USER root
 # engines without a bridge network cannot run build steps.)
 COPY case/ {layout.CASE_DIR}/
 COPY skills/ {layout.SKILLS_DIR}/
+# A home the judge's user owns, for harnesses that install or keep state there (claude-code).
+COPY --chown={layout.JUDGE_USER}:{layout.JUDGE_USER} home/ {JUDGE_HOME}/
+ENV HOME={JUDGE_HOME}
 WORKDIR {layout.CASE_DIR}
 """
 

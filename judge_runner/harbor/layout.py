@@ -10,6 +10,7 @@ An exported task::
         docker-compose.yaml      network_mode none (only with the "docker" network isolation)
         case/                    the case package (cases/<id>/ of the dataset), nothing else
         skills/<skill>/          the JudgeSkill, in Harbor's skills dir
+        home/                    empty: becomes the judge user's $HOME (/home/judge)
       tests/                     copied in by Harbor only after the judge has finished
         test.sh                  runs check_verdict.py as root
         check_verdict.py         compares the verdict file with the label; writes the reward

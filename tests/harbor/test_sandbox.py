@@ -25,7 +25,7 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 SLEEPER = "sleep 300 & sleep 301"
 COUNT = (
     "ps -eo args | grep -c '^sleep 30[01]$'; "
-    "touch /scratch/x && echo scratch-writable; "
+    "touch /scratch/x && echo scratch-writable; touch ~/x && echo home-writable; "
     "for d in /logs/agent /logs/agent/judge /logs/verifier /usr/bin /; do "
     "touch $d/planted 2>/dev/null && echo planted-in-$d; done; true"
 )
@@ -79,6 +79,6 @@ def test_timeouts_kill_children_and_the_judge_cannot_write_outside_scratch(
     plan, slept, counted = script.results[:3]
     assert plan.startswith("plan recorded")
     assert slept.startswith("timed out after 2s"), slept
-    assert counted.splitlines()[:4] == ["exit code 0", "--- stdout ---", "0",
-                                        "scratch-writable"], counted
+    assert counted.splitlines()[:5] == ["exit code 0", "--- stdout ---", "0",
+                                        "scratch-writable", "home-writable"], counted
     assert "planted-in" not in counted, counted
