@@ -48,9 +48,6 @@ from judge_runner.sandbox.output import CappedStream
 log = get_logger(__name__)
 
 SANDBOX_UID = "10001:10001"
-# Seconds the host keeps reading after the in-container timeout should have fired, before it
-# kills the command itself (covers a wedged `timeout` or a slow engine).
-HOST_SLACK = 10.0
 _STDOUT, _STDERR = 1, 2
 _COMMAND_ENV = {
     "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
@@ -237,7 +234,7 @@ class DockerSandbox:
         out = CappedStream(self.limits.output_cap)
         err = CappedStream(self.limits.output_cap)
         started = time.monotonic()
-        deadline = started + limit + self.limits.kill_grace + HOST_SLACK
+        deadline = started + limit + self.limits.kill_grace + wrapper.HOST_SLACK
         finished, exit_code = self._call(argv, out, err, deadline, exec_id)
         duration = time.monotonic() - started
         hit_timeout = not finished or wrapper.timed_out(exit_code, duration, limit)
@@ -275,7 +272,7 @@ class DockerSandbox:
                     self._engine_exec(wrapper.sweep_argv(exec_id), time.monotonic() + 30)
                 except SandboxError as exc:  # e.g. no pid left for the exec; wait anyway
                     log.warning("sandbox.rescue_failed", container=self.name, error=str(exc))
-            finished, code = self._channel.collect(out, err, time.monotonic() + HOST_SLACK)
+            finished, code = self._channel.collect(out, err, time.monotonic() + wrapper.HOST_SLACK)
             if not finished:
                 self._channel.close()
                 self._channel = None

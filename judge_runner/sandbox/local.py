@@ -44,7 +44,6 @@ from judge_runner.sandbox.output import CappedStream
 
 log = get_logger(__name__)
 
-HOST_SLACK = 10.0
 
 
 class LocalSandbox:
@@ -122,7 +121,7 @@ class LocalSandbox:
         out = CappedStream(self.limits.output_cap)
         err = CappedStream(self.limits.output_cap)
         started = time.monotonic()
-        deadline = started + limit + self.limits.kill_grace + HOST_SLACK
+        deadline = started + limit + self.limits.kill_grace + wrapper.HOST_SLACK
         finished, exit_code = self._run(argv, out, err, deadline, exec_id)
         duration = time.monotonic() - started
         hit_timeout = not finished or wrapper.timed_out(exit_code, duration, limit)

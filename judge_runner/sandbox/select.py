@@ -42,7 +42,7 @@ def resolve_kind(kind: str) -> Literal["docker", "local"]:
 
 def open_sandbox(
     kind: str,
-    case_dir: Path | CasePackage,
+    case_dir: str | Path | CasePackage,
     *,
     limits: SandboxLimits | None = None,
     image: str | None = None,
@@ -61,11 +61,11 @@ def open_sandbox(
     if isinstance(case_dir, CasePackage):
         case_dir = case_dir.root
     if concrete == "docker":
-        return DockerSandbox(case_dir, limits=limits, image=image, labels=labels)
+        return DockerSandbox(Path(case_dir), limits=limits, image=image, labels=labels)
     if not _warned.is_set():
         _warned.set()
         log.warning("sandbox.local_not_isolated",
                     detail="commands run directly on this host as the current user; the case "
                            "is a copy, but the network and host files stay reachable. Use "
                            "--sandbox docker for isolation.")
-    return LocalSandbox(case_dir, limits=limits)
+    return LocalSandbox(Path(case_dir), limits=limits)

@@ -66,6 +66,10 @@ set -- "$id"
     + "exit $rc\n"
 )
 
+# Seconds the host keeps waiting after the wrapper's own timeout should have fired, before it
+# kills the command from outside (covers a wedged wrapper or a slow engine).
+HOST_SLACK = 10.0
+
 # timeout(1) exit statuses when it had to stop the command (TERM worked / KILL was needed).
 TIMEOUT_STATUSES = (124, 137)
 
