@@ -80,16 +80,24 @@ class CollectResult:
         return self.run.summary
 
 
-def collect_job(job_dir: Path, run_dir: Path, write_reports: bool = True) -> CollectResult:
-    """Collect `job_dir` into `run_dir`. Raises CollectError when `job_dir` is not a Harbor job,
-    holds no finished trial of an exported judge task, or mixes judge configurations."""
+def collect_job(
+    job_dir: Path, run_dir: Path, write_reports: bool = True, tasks_dir: Path | None = None
+) -> CollectResult:
+    """Collect `job_dir` into `run_dir`.
+
+    Harbor records each trial's task path as it was given to `harbor run` (possibly relative to
+    wherever it ran); `tasks_dir` is where to look for tasks that path does not reach.
+
+    Raises CollectError when `job_dir` is not a Harbor job, holds no finished trial of an
+    exported judge task, or mixes judge configurations.
+    """
     if not (job_dir / "config.json").is_file():
         raise CollectError(f"{job_dir} is not a Harbor job directory (no config.json)")
     skipped: dict[str, str] = {}
     trials: dict[str, _Trial] = {}
     for folder in sorted(p for p in job_dir.iterdir() if (p / "config.json").is_file()):
         try:
-            trial = _read_trial(folder)
+            trial = _read_trial(folder, tasks_dir)
         except _SkipTrial as exc:
             skipped[folder.name] = str(exc)
             continue
@@ -123,7 +131,7 @@ class _SkipTrial(Exception):
     pass
 
 
-def _read_trial(folder: Path) -> _Trial:
+def _read_trial(folder: Path, tasks_dir: Path | None) -> _Trial:
     result_path = folder / "result.json"
     if not result_path.is_file():
         raise _SkipTrial("not finished (no result.json): run `harbor jobs resume -p JOB_DIR`")
@@ -132,10 +140,13 @@ def _read_trial(folder: Path) -> _Trial:
         task_path = Path(result["config"]["task"]["path"])
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise _SkipTrial(f"unreadable result.json: {exc}") from None
+    if not (task_path / "task.toml").is_file() and tasks_dir is not None:
+        task_path = tasks_dir / task_path.name
     meta = _task_meta(task_path)
     details = _read_json(folder / "verifier" / layout.DETAILS_FILE)
     if meta is None:
-        raise _SkipTrial(f"task {task_path} is not an exported judge task (or is gone)")
+        raise _SkipTrial(f"task {task_path} is not an exported judge task, or not found "
+                         "(pass --tasks DIR when the job ran elsewhere)")
     label = _task_label(task_path, meta.case_id)
     if label is None and details is not None and details.get("case_id") == meta.case_id:
         label = Label(details["label"]) if details.get("label") in ("pass", "fail") else None

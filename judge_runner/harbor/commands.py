@@ -83,11 +83,14 @@ def export_command(
 def collect_command(
     job_dir: Annotated[Path, typer.Argument(help="A Harbor job directory (jobs/<name>).")],
     out: Annotated[Path, typer.Option("--out", "-o", help="Run directory to write.")],
+    tasks: Annotated[Path | None, typer.Option(
+        "--tasks", help="Folder of the exported tasks, when the paths the job recorded do not "
+        "reach them (job run from another directory or machine).")] = None,
     reports: Annotated[bool, typer.Option("--reports/--no-reports")] = True,
 ) -> None:
     """Turn a Harbor job of exported judge tasks into a judge-runner run directory."""
     try:
-        result = collect_job(job_dir, out, write_reports=reports)
+        result = collect_job(job_dir, out, write_reports=reports, tasks_dir=tasks)
     except CollectError as exc:
         raise _fail(str(exc)) from exc
     for trial, reason in sorted(result.skipped.items()):

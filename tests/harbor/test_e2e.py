@@ -241,3 +241,18 @@ def test_collect_turns_missing_or_bad_verdict_files_into_errors(
     config_path.write_text(json.dumps(config))
     with pytest.raises(CollectError, match="mixes 2 judge configurations"):
         collect_job(job, tmp_path / "run2", write_reports=False)
+
+
+def test_collect_finds_moved_tasks_with_tasks_dir(scenario: Scenario, tmp_path: Path) -> None:
+    job = tmp_path / "job"
+    shutil.copytree(scenario.job, job, symlinks=True)
+    for result_path in job.glob("*/result.json"):  # as if `harbor run` ran from elsewhere
+        result = json.loads(result_path.read_text())
+        result["config"]["task"]["path"] = "somewhere/" + Path(
+            result["config"]["task"]["path"]).name
+        result_path.write_text(json.dumps(result))
+    with pytest.raises(CollectError, match="no finished trial"):
+        collect_job(job, tmp_path / "lost", write_reports=False)
+    found = collect_job(job, tmp_path / "run", write_reports=False, tasks_dir=scenario.tasks)
+    assert found.skipped == {}
+    assert {r.case_id: r.decision.value for r in found.records} == scenario.decisions
