@@ -133,7 +133,8 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
         self, skill_dir: Path | None, environment: BaseEnvironment,
         loop: asyncio.AbstractEventLoop,
     ) -> AgentJudge:
-        options = JudgeOptions(skill=skill_dir, model=self.model_name, base_url=self._api_base,
+        options = JudgeOptions(skill=skill_dir, model=_api_model(self.model_name),
+                               base_url=self._api_base,
                                allow_abstain=self._allow_abstain, extra=self._budgets)
         judge = make_judge(options)
         return replace(judge, sandboxes=lambda case: HarborSandbox(environment, loop))
@@ -156,6 +157,14 @@ def _fill_context(context: AgentContext, verdict: Verdict) -> None:
     context.cost_usd = usage.cost_usd
     context.metadata = {"case_id": verdict.case_id, "decision": verdict.decision.value,
                         "error": verdict.error, "model_calls": usage.calls}
+
+
+def _api_model(model_name: str | None) -> str | None:
+    """`-m anthropic/claude-x` (Harbor's provider/model form) and `-m claude-x` name the same
+    model for the Messages API; other names go through unchanged (e.g. for a proxy)."""
+    if model_name is not None and model_name.startswith("anthropic/"):
+        return model_name.removeprefix("anthropic/")
+    return model_name
 
 
 def _flag(value: bool | str) -> bool:

@@ -15,6 +15,9 @@ from judge_runner.cases.dataset import Dataset
 from judge_runner.ingest import ImportOptions, import_trials
 from tests.conftest import EXAMPLES, REPO, require
 
+# Harbor imports litellm, which otherwise fetches its model price map from the network on import.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
 VENV_BIN = Path(sys.executable).parent
 SKILL = REPO / "judgeskills" / "v1"
 MODEL = "claude-sonnet-4-5"

@@ -1,0 +1,38 @@
+"""JudgeAgent's options as Harbor hands them over (`-m`, `--ak key=value` strings)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.conftest import require
+
+
+@pytest.fixture
+def agent_module() -> ModuleType:
+    require(importlib.util.find_spec("harbor") is not None, "harbor not installed")
+    import judge_runner.harbor_agent as module
+
+    return module
+
+
+def test_agent_kwargs_from_the_command_line(agent_module: ModuleType, tmp_path: Path) -> None:
+    agent = agent_module.JudgeAgent(tmp_path, "anthropic/claude-sonnet-4-5",
+                                    api_base="http://127.0.0.1:9", allow_abstain="true",
+                                    max_turns="12", max_wall_s="90.5")
+    assert agent.name() == "judge-runner"
+    assert agent._budgets == {"max_turns": 12, "max_wall_s": 90.5}
+    assert agent._allow_abstain is True
+    assert agent_module._api_model(agent.model_name) == "claude-sonnet-4-5"
+    assert agent_module._api_model("claude-sonnet-4-5") == "claude-sonnet-4-5"
+    assert agent_module._api_model("proxy/some-model") == "proxy/some-model"
+
+
+def test_bad_flags_are_refused(agent_module: ModuleType, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="allow_abstain"):
+        agent_module.JudgeAgent(tmp_path, "m", allow_abstain="maybe")
+    with pytest.raises(ValueError):
+        agent_module.JudgeAgent(tmp_path, "m", max_turns="many")
