@@ -256,3 +256,14 @@ def test_collect_finds_moved_tasks_with_tasks_dir(scenario: Scenario, tmp_path: 
     found = collect_job(job, tmp_path / "run", write_reports=False, tasks_dir=scenario.tasks)
     assert found.skipped == {}
     assert {r.case_id: r.decision.value for r in found.records} == scenario.decisions
+
+
+def test_compare_pairs_a_harbor_run_with_an_eval_run(scenario: Scenario, tmp_path: Path) -> None:
+    out = tmp_path / "comparison.json"
+    done = subprocess.run(
+        [str(VENV_BIN / "judge-runner"), "compare", str(scenario.harbor_run),
+         str(scenario.eval_run), "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    comparison = json.loads(out.read_text())
+    assert comparison["n_shared"] == comparison["n_paired"] == 4
+    assert comparison["changed"] == [] and comparison["only_a"] == comparison["only_b"] == 0
