@@ -14,7 +14,8 @@ trial it:
 3. judges the case with the agent judge (`judge_runner.judges.agent`), writing plan.md,
    inspection_log.jsonl, verdict.json and transcript.jsonl into the trial's `agent/judge/`
    (uploaded to /logs/agent/judge when that dir is not a mount), plus `judge_config.json`;
-4. writes `agent/trajectory.json` (ATIF) and fills Harbor's token/cost context.
+4. kills whatever the judge's commands left running, before Harbor copies the label in;
+5. writes `agent/trajectory.json` (ATIF) and fills Harbor's token/cost context.
 
 The instruction Harbor passes is not used: the agent judge renders its own prompt from the case.
 A judge failure is an `error` verdict (the verifier then writes no reward); a failure to read the
@@ -110,6 +111,8 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
                 json.dumps({"judge": judge.name, "config": judge.config()}, indent=2,
                            sort_keys=True, default=str) + "\n", encoding="utf-8")
             verdict = await asyncio.to_thread(judge.judge, CasePackage(case_dir), products)
+        # Nothing the judge started may still run when Harbor copies the label in for grading.
+        await environment.exec(f"pkill -KILL -u {layout.JUDGE_USER} || true", user="root")
         if not environment.is_path_mounted(PurePosixPath(layout.PRODUCTS_DIR), products):
             await environment.upload_dir(products, layout.PRODUCTS_DIR)
         self._write_trajectory(products / TRANSCRIPT_FILE)

@@ -23,6 +23,8 @@ from tests.harbor.scripted import tool_results
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 SLEEPER = "sleep 300 & sleep 301"
+# A child that drops the sweep marker and leaves the session: only the end-of-judging kill stops it.
+ESCAPE = "env -u JR_EXEC_ID setsid nohup sleep 600 >/dev/null 2>&1 & echo escaped"
 COUNT = (
     "ps -eo args | grep -c '^sleep 30[01]$'; "
     "touch /scratch/x && echo scratch-writable; touch ~/x && echo home-writable; "
@@ -32,7 +34,8 @@ COUNT = (
 
 
 class TimeoutScript:
-    """plan → a command that outlives its 2 s timeout → count its leftovers → inspect → verdict."""
+    """plan → a command that outlives its 2 s timeout → a child escaping the sweep → count the
+    leftovers and try to plant files → inspect → verdict."""
 
     def __init__(self) -> None:
         self.results: list[str] = []
@@ -48,8 +51,10 @@ class TimeoutScript:
         if turn == 1:
             return reply(tool_use("bash", {"command": SLEEPER, "timeout_s": 2}))
         if turn == 2:
-            return reply(tool_use("bash", {"command": COUNT}))
+            return reply(tool_use("bash", {"command": ESCAPE}))
         if turn == 3:
+            return reply(tool_use("bash", {"command": COUNT}))
+        if turn == 4:
             call_id, _ = tool_results(body)[0]
             return reply(tool_use("record_inspection", {
                 "plan_item": "P1", "check": COUNT, "finding": "none left", "outcome": "supports",
@@ -76,9 +81,15 @@ def test_timeouts_kill_children_and_the_judge_cannot_write_outside_scratch(
     finally:
         server.stop()
         remove_trial_leftovers(case_ids)
-    plan, slept, counted = script.results[:3]
+    plan, slept, escaped, counted = script.results[:4]
     assert plan.startswith("plan recorded")
     assert slept.startswith("timed out after 2s"), slept
     assert counted.splitlines()[:5] == ["exit code 0", "--- stdout ---", "0",
                                         "scratch-writable", "home-writable"], counted
     assert "planted-in" not in counted, counted
+    assert "escaped" in escaped
+    # The escaped child was alive for the count above (one sleep 600 is not counted there) and
+    # gone by the time Harbor copied the label in and ran the verifier.
+    (trial,) = [p for p in (tmp_path / "jobs" / "job").iterdir() if (p / "result.json").is_file()]
+    graded = (trial / "verifier" / "test-stdout.txt").read_text()
+    assert "processes of judge still running at grading: 0" in graded, graded
