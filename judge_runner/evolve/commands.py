@@ -12,11 +12,10 @@ from judge_runner.evolve.evaluate import SkillEvaluator
 from judge_runner.evolve.loop import Evolution, EvolveError
 from judge_runner.evolve.optimizer import ModelOptimizer, Optimizer
 from judge_runner.evolve.report import REPORT_FILE, render_report
-from judge_runner.evolve.splits import SplitOverlapError, refuse_overlap
+from judge_runner.evolve.splits import resolve_splits
 from judge_runner.evolve.state import EvolveConfig, EvolveState
 from judge_runner.judges import Judge
 from judge_runner.judges.cli_options import build_or_exit, judge_options
-from judge_runner.splits.manifest import read_split
 
 OPTIMIZER_TRANSCRIPT = "optimizer_transcript.jsonl"
 
@@ -41,16 +40,28 @@ def _optimizer(name: str, model: str | None, base_url: str | None, run_dir: Path
     raise typer.BadParameter(f"unknown optimizer {name!r} (model | rules)")
 
 
-@evolve_app.command("run")
-def run_cmd(
-    dataset: Annotated[Path, typer.Argument(help="Dataset directory (cases/, labels.jsonl).")],
-    skill: Annotated[Path, typer.Option(help="Starting JudgeSkill directory.")],
-    dev: Annotated[Path, typer.Option(help="Dev split: a file of case ids.")],
-    gate: Annotated[Path, typer.Option(help="Gate split: a file of case ids.")],
-    run_dir: Annotated[Path, typer.Option(help="Evolution state and outputs (resumable).")],
+@evolve_app.callback(invoke_without_command=True)
+def evolve_cmd(
+    ctx: typer.Context,
+    skill: Annotated[Path | None, typer.Option(help="Starting JudgeSkill directory.")] = None,
+    dev: Annotated[
+        Path | None,
+        typer.Option(help="Dev split: a file of case ids, or a bench dir holding dev.txt."),
+    ] = None,
+    gate: Annotated[
+        Path | None,
+        typer.Option(help="Gate split: a file of case ids (default gate.txt beside dev)."),
+    ] = None,
+    run_dir: Annotated[
+        Path | None, typer.Option(help="Evolution state and outputs (resumable).")
+    ] = None,
+    dataset: Annotated[
+        Path | None,
+        typer.Option(help="Dataset directory (default: the one in the bench manifest)."),
+    ] = None,
     eval_split: Annotated[
         Path | None,
-        typer.Option("--eval", help="Eval split to keep out (default: eval.txt beside --dev)."),
+        typer.Option("--eval", help="Eval split to keep out (default: eval.txt beside dev)."),
     ] = None,
     judge: Annotated[str, typer.Option(help="Judge name or module:factory.")] = "agent",
     judge_model: Annotated[str | None, typer.Option(help="Model of the judge.")] = None,
@@ -72,18 +83,20 @@ def run_cmd(
     alpha: Annotated[float, typer.Option()] = 0.05,
     concurrency: Annotated[int, typer.Option(min=1)] = 4,
 ) -> None:
-    """Start an evolution run, or resume the one in --run-dir."""
-    ds = Dataset(dataset)
-    eval_path = eval_split or (dev.parent / "eval.txt")
+    """Start an evolution run, or resume the one in --run-dir (`evolve report DIR` reports)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if skill is None or dev is None or run_dir is None:
+        raise typer.BadParameter("--skill, --dev and --run-dir are required to evolve")
     try:
-        dev_ids, gate_ids = read_split(dev), read_split(gate)
-        refuse_overlap(dev_ids, gate_ids, read_split(eval_path) if eval_path.is_file() else [])
-    except (OSError, SplitOverlapError) as exc:
+        splits = resolve_splits(dev, gate, eval_split, dataset)
+    except (OSError, ValueError) as exc:
         typer.secho(f"error: {exc}", err=True, fg="red")
         raise typer.Exit(2) from None
+    ds = Dataset(splits.dataset)
     optimizer_name = optimizer or ("rules" if judge == "rules" else "model")
     config = EvolveConfig(
-        dataset=str(dataset),
+        dataset=str(splits.dataset),
         skill=str(skill),
         judge=judge,
         judge_model=judge_model,
@@ -91,8 +104,8 @@ def run_cmd(
         optimizer_model=optimizer_model,
         base_url=base_url,
         sandbox=sandbox,
-        dev_ids=dev_ids,
-        gate_ids=gate_ids,
+        dev_ids=splits.dev,
+        gate_ids=splits.gate,
         rounds=rounds,
         sample_size=sample_size,
         seed=seed,

@@ -1,6 +1,15 @@
-"""Refusing evolution splits that touch the evaluation set."""
+"""The splits an evolution run uses, and refusing any that touches the evaluation set.
+
+`--dev` may be a file of case ids or a bench directory (from `bench build`); the gate, the eval
+split and the dataset default to `gate.txt`, `eval.txt` and the manifest's dataset beside it.
+"""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from judge_runner.splits.manifest import MANIFEST_FILE, BenchManifest, read_split
 
 
 class SplitOverlapError(ValueError):
@@ -20,3 +29,34 @@ def refuse_overlap(dev: list[str], gate: list[str], eval_ids: list[str]) -> None
                 f"the {name} split shares {len(shared)} case(s) with the eval split "
                 f"(e.g. {', '.join(shared[:3])}); evaluation cases never enter evolution"
             )
+
+
+@dataclass(frozen=True)
+class EvolveSplits:
+    dataset: Path
+    dev: list[str]
+    gate: list[str]
+
+
+def resolve_splits(
+    dev: Path, gate: Path | None, eval_split: Path | None, dataset: Path | None
+) -> EvolveSplits:
+    """Read the dev and gate splits, find the dataset, and refuse an eval overlap.
+
+    Raises OSError for a missing split file, ValueError when no dataset can be found, and
+    SplitOverlapError (a ValueError) when dev or gate shares a case with the eval split.
+    """
+    bench = dev if dev.is_dir() else dev.parent
+    dev_file = bench / "dev.txt" if dev.is_dir() else dev
+    gate_file = gate if gate is not None else bench / "gate.txt"
+    eval_file = eval_split if eval_split is not None else bench / "eval.txt"
+    if dataset is None:
+        manifest = bench / MANIFEST_FILE
+        if not manifest.is_file():
+            raise ValueError(f"no --dataset given and no {MANIFEST_FILE} in {bench} to find it")
+        dataset = Path(
+            BenchManifest.model_validate_json(manifest.read_text(encoding="utf-8")).dataset
+        )
+    dev_ids, gate_ids = read_split(dev_file), read_split(gate_file)
+    refuse_overlap(dev_ids, gate_ids, read_split(eval_file) if eval_file.is_file() else [])
+    return EvolveSplits(dataset=dataset, dev=dev_ids, gate=gate_ids)

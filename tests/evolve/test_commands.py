@@ -33,7 +33,7 @@ def evolve_args(
     return [
         *CLI,
         "evolve",
-        "run",
+        "--dataset",
         str(dataset),
         "--skill",
         str(skill),
