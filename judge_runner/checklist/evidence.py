@@ -49,6 +49,8 @@ class ExecutionLog:
             if not cite.ref.isdigit() or int(cite.ref) >= len(self.steps):
                 return None
             return self.steps[int(cite.ref)]
+        if cite.kind == "report":
+            return self.final_message
         artifact = self.artifact(cite.ref)
         return artifact.text if artifact is not None else None
 
@@ -83,6 +85,8 @@ class ExecutionLog:
             steps = list(self.steps)
             steps[int(cite.ref)] = text
             return replace(self, steps=tuple(steps))
+        if cite.kind == "report":
+            return replace(self, final_message=text)
         target = self.artifact(cite.ref)
         artifacts = tuple(replace(a, text=text) if a is target else a for a in self.artifacts)
         return replace(self, artifacts=artifacts)

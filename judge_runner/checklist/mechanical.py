@@ -2,8 +2,12 @@
 
 Outcomes follow the evidence rule: a check whose artifact is present and readable gives Yes or
 No with the text it looked at as a verified citation; an artifact that was written but whose
-content was not recovered (or is binary / too large) gives Abstain. For `artifact_exists` the
-artifact list of the case package is itself the evidence, so a missing file is a No.
+content was not recovered (or is binary / too large) gives Abstain.
+
+A path the case package does not list gives Abstain, never No: the importer recovers files from
+file-writing tool calls and shell redirects only, so a file written by a program the agent ran
+(`python3 solve.py` writing `/root/output/x.json`) is never listed even when it exists. Absence
+from the list is missing evidence, not evidence of absence.
 """
 
 from __future__ import annotations
@@ -29,8 +33,10 @@ from judge_runner.checklist.models import (
 
 def run_check(item_id: str, check: MechanicalCheck, log: ExecutionLog) -> ItemJudgment:
     artifact = log.artifact(check.path)
-    if artifact is None:  # the case lists every file the run wrote; absence is evidence
-        return _judgment(item_id, Label.NO, f"the run produced no artifact at {check.path}")
+    if artifact is None:
+        return _judgment(item_id, Label.ABSTAIN,
+                         f"{check.path} is not among the recovered artifacts (files written by "
+                         "programs the run executed are not recorded)")
     if isinstance(check, ArtifactExists):
         cite = EvidenceCite(kind="artifact", ref=artifact.path, quote="", verified=True)
         return _judgment(item_id, Label.YES, f"artifact {artifact.path} exists", cite)

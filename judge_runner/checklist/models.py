@@ -173,9 +173,11 @@ def read_checklist(path: Path) -> Checklist:
 
 
 class EvidenceCite(_Model):
-    """One piece of cited evidence. kind: "step" (ref = step index) or "artifact" (ref = path)."""
+    """One piece of cited evidence. kind: "step" (ref = step index), "artifact" (ref = path) or
+    "report" (the run's final report; ref is ignored). A report quote is a claim of the run, not
+    evidence of the task: it can only back a claim-versus-trace No (see `score.py`)."""
 
-    kind: Literal["step", "artifact"]
+    kind: Literal["step", "artifact", "report"]
     ref: str
     quote: str = ""
     verified: bool = False  # machine check: quote found in the referenced source

@@ -7,9 +7,13 @@ names. The model answers through the `record_judgments` tool.
 
 Evidence rules applied to the model's answer, by code:
 
-- every citation is checked against the log (the step or artifact exists and holds the quote);
-- a Yes or No without at least one verified citation becomes Abstain ("uncited"), because a
-  judgment the log cannot back is not evidence;
+- every citation is checked against the log (the step, artifact or final report exists and
+  holds the quote);
+- a Yes or No without at least one verified citation of the trace (a step or an artifact)
+  becomes Abstain ("uncited"), because a judgment the log cannot back is not evidence. The one
+  exception: a No of the claim-versus-trace item may rest on a verified quote of the final
+  report, since the unbacked claim is itself the evidence there (absence from the trace cannot
+  be quoted);
 - items the model leaves out after one repair turn become Abstain with that reason.
 
 A case whose model call fails for good is returned with `error` set and no judgments: it is
@@ -33,6 +37,7 @@ from judge_runner.checklist.models import (
     ChecklistItem,
     EvidenceCite,
     ItemJudgment,
+    ItemKind,
     JudgmentSource,
     Label,
 )
@@ -56,7 +61,9 @@ outputs), the final report, and the contents of files the run wrote. Rules:
 - For the claim-versus-trace item, list the substantive claims of the final report and look for
   the trace entry behind each; a claim with no matching entry makes that item no.
 - Cite evidence for every yes and no: kind "step" with the step number, or kind "artifact" with
-  the file path, and a short quote copied exactly from that step or file.
+  the file path, and a short quote copied exactly from that step or file. For a claim-versus-trace
+  no, quote the unbacked claim with kind "report" (ref "final"); a quote of the final report
+  backs nothing else.
 
 Record all items with one call to record_judgments."""
 
@@ -64,7 +71,7 @@ Record all items with one call to record_judgments."""
 class _Cite(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    kind: Literal["step", "artifact"]
+    kind: Literal["step", "artifact", "report"]
     ref: str
     quote: str
 
@@ -202,6 +209,7 @@ class ChecklistScorer:
                                        reason="not judged: offline run (no judge model)")
                     for i in items}, Usage()
         wanted = {i.id for i in items}
+        kinds = {i.id: i.kind for i in items}
         found: dict[str, ItemJudgment] = {}
         request = build_request(log, items, self.model)
         usage = Usage()
@@ -218,7 +226,7 @@ class ChecklistScorer:
                 else:
                     for j in payload.judgments:
                         if j.item_id in wanted and j.item_id not in found:
-                            found[j.item_id] = self._checked(log, j)
+                            found[j.item_id] = self._checked(log, j, kinds[j.item_id])
                     missing = sorted(wanted - set(found))
                     if not missing:
                         break
@@ -232,13 +240,15 @@ class ChecklistScorer:
         return found, usage
 
     @staticmethod
-    def _checked(log: ExecutionLog, j: _Judgment) -> ItemJudgment:
+    def _checked(log: ExecutionLog, j: _Judgment, kind: ItemKind) -> ItemJudgment:
         cites = [log.verify(EvidenceCite(kind=c.kind, ref=c.ref, quote=c.quote))
                  for c in j.evidence]
         label, reason = j.label, j.reason
-        if label is not Label.ABSTAIN and not any(c.verified for c in cites):
-            label, reason = Label.ABSTAIN, f"uncited {j.label.value}: no quote found in the log; "\
-                f"{j.reason}"
+        claim_no = kind is ItemKind.CLAIM_TRACE and label is Label.NO
+        backed = any(c.verified and (c.kind != "report" or claim_no) for c in cites)
+        if label is not Label.ABSTAIN and not backed:
+            reason = f"uncited {j.label.value}: no verified quote of the trace; {j.reason}"
+            label = Label.ABSTAIN
         return ItemJudgment(item_id=j.item_id, label=label, source=JudgmentSource.MODEL,
                             reason=reason, evidence=cites)
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import pytest
 
 from judge_runner.cases.models import Label as Outcome
-from judge_runner.checklist.models import ItemJudgment, JudgmentSource, Label
+from judge_runner.checklist.models import Checklist, ItemJudgment, JudgmentSource, Label
 from judge_runner.checklist.outcome import ENDPOINT_ID, OutcomeError, apply_outcome
 from tests.checklist.helpers import good_items, make_checklist
 
 Y, N, A = Label.YES, Label.NO, Label.ABSTAIN
 
 
-def checklist():  # type: ignore[no-untyped-def]
+def checklist() -> Checklist:
     # C01, C02 assertion; C03 generated with weight 2; C04 judge (claim-versus-trace)
     items = good_items()
     items[2] = items[2].model_copy(update={"weight": 2.0})

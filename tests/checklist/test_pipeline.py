@@ -146,11 +146,14 @@ def test_end_to_end_through_sdk(fake_api: FakeMessagesServer, setup: tuple[Path,
 
     rows = {r["case_id"]: r for r in map(json.loads, (scores / "scores.jsonl").read_text()
                                          .splitlines())}
-    # a, b: all five Yes. c (FAIL): C01 Yes, C02..C05 No + endpoint -> 1/6, raw 1/5.
+    # a, b: all five Yes. c (FAIL): C01 Yes; C02, C03, C05 No; C04 Abstain (its CSV is not
+    # among the recovered artifacts, which is missing evidence, not a No) + endpoint No
+    # -> 1/5, raw 1/4, coverage 4/5.
     # d (FAIL): C02 No (22.0), others Yes + endpoint -> 4/6, gated 1/6, stops at C02.
     assert rows["a-without"]["partial_credit"] == 1.0
-    assert rows["c-without"]["partial_credit"] == pytest.approx(1 / 6)
-    assert rows["c-without"]["raw_credit"] == pytest.approx(1 / 5)
+    assert rows["c-without"]["partial_credit"] == pytest.approx(1 / 5)
+    assert rows["c-without"]["raw_credit"] == pytest.approx(1 / 4)
+    assert rows["c-without"]["coverage"] == pytest.approx(4 / 5)
     assert rows["d-with"]["partial_credit"] == pytest.approx(4 / 6)
     assert rows["d-with"]["gated_credit"] == pytest.approx(1 / 6)
     assert rows["d-with"]["stopped_at"] == "C02"
@@ -179,7 +182,8 @@ def test_end_to_end_through_sdk(fake_api: FakeMessagesServer, setup: tuple[Path,
     assert analysis["auc"]["raw_credit"]["auc"] == 1.0
     pairs = analysis["pairs"]
     assert pairs["n_pairs"] == 2
-    assert pairs["transitions"]["FAIL→FAIL"]["median_change"] == pytest.approx(0.5)
+    # c-without 1/5 -> d-with 4/6: change 7/15
+    assert pairs["transitions"]["FAIL→FAIL"]["median_change"] == pytest.approx(7 / 15)
     assert pairs["transitions"]["FAIL→FAIL"]["share_improved"] == 1.0
     assert pairs["transitions"]["PASS→PASS"]["median_change"] == 0.0
     assert analysis["perfect_agrees_with_outcome"] == {"with_endpoint": 1.0,
@@ -202,16 +206,17 @@ def test_offline_scores_mechanical_items_only(setup: tuple[Path, Path], tmp_path
               for r in map(json.loads, (out / "judgments.jsonl").read_text().splitlines())}
     assert judged["c-without"] == {
         "C01": ("yes", "code"), "C02": ("no", "code"), "C03": ("abstain", "skipped"),
-        "C04": ("no", "code"), "C05": ("abstain", "skipped")}
+        "C04": ("abstain", "code"), "C05": ("abstain", "skipped")}
     assert judged["d-with"]["C02"] == ("no", "code")  # 22.0 vs 21.5
     assert judged["a-without"]["C04"] == ("yes", "code")
     rows = {r["case_id"]: r for r in map(json.loads, (out / "scores.jsonl").read_text()
                                          .splitlines())}
     # a (PASS): C01, C02 Yes by code; C03 Yes by the outcome step; C04 Yes; C05 abstain -> 1.0,
-    # coverage 3/5 (raw: C03, C05 undecided). c (FAIL): Yes C01; No C02, C04, endpoint -> 1/4.
+    # coverage 3/5 (raw: C03, C05 undecided). c (FAIL): Yes C01; No C02 and the endpoint; C04
+    # Abstain (no CSV recovered) -> 1/3.
     assert rows["a-without"]["partial_credit"] == 1.0
     assert rows["a-without"]["coverage"] == pytest.approx(3 / 5)
-    assert rows["c-without"]["partial_credit"] == pytest.approx(1 / 4)
+    assert rows["c-without"]["partial_credit"] == pytest.approx(1 / 3)
     invoke("checklist", "analyze", str(out), "--perturb")  # offline: code items only
     perturb = [json.loads(x) for x in (out / "perturbation.jsonl").read_text().splitlines()]
     assert [(p["case_id"], p["item_id"], p["after"]) for p in perturb] == [

@@ -8,9 +8,15 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases.dataset import Dataset
-from judge_runner.checklist.evidence import decisive_number, load_log, plausible_wrong
+from judge_runner.checklist.evidence import (
+    ExecutionLog,
+    decisive_number,
+    load_log,
+    plausible_wrong,
+)
 from judge_runner.checklist.models import (
     ChecklistLoadError,
+    EvidenceCite,
     Label,
     read_checklist,
     write_checklist,
@@ -23,7 +29,7 @@ from tests.checklist.helpers import good_items, make_checklist
 from tests.fakeapi.server import FakeMessagesServer, http_error, reply, tool_use
 
 
-def _log(tmp_path: Path, case: str = "a-without"):  # type: ignore[no-untyped-def]
+def _log(tmp_path: Path, case: str = "a-without") -> ExecutionLog:
     return load_log(Dataset(write_dataset(tmp_path / "d")).case(case))
 
 
@@ -94,3 +100,35 @@ def test_edited_checklist_is_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps(data))
     with pytest.raises(ChecklistLoadError, match="hash mismatch"):
         read_checklist(path)
+
+
+def test_report_quote_backs_only_a_claim_trace_no(fake_api: FakeMessagesServer,
+                                                  tmp_path: Path) -> None:
+    # The claim "mean_temp is 21.5" is quoted from the final report. For the claim-versus-trace
+    # item (C04) a No resting on it stands: an unbacked claim cannot be shown any other way. For
+    # a requirement (C02) the run's own words back nothing: Yes becomes Abstain.
+    report_cite = {"kind": "report", "ref": "final", "quote": "mean_temp is 21.5"}
+    fake_api.push(reply(tool_use("record_judgments", {"judgments": [
+        {"item_id": "C02", "label": "yes", "reason": "the report says so",
+         "evidence": [report_cite]},
+        {"item_id": "C04", "label": "no", "reason": "claim without a trace entry",
+         "evidence": [report_cite]}]})))
+    scorer = ChecklistScorer(AnthropicClient(base_url=fake_api.base_url), "m")
+    result = {j.item_id: j for j in
+              scorer.score(_log(tmp_path), make_checklist(good_items())).judgments}
+    assert result["C04"].label is Label.NO and result["C04"].evidence[0].verified is True
+    assert result["C02"].label is Label.ABSTAIN
+    assert result["C02"].reason.startswith("uncited yes: no verified quote of the trace")
+    assert result["C02"].evidence[0].verified is True  # found, but not evidence for a Yes
+
+
+def test_report_quote_that_is_not_in_the_report_does_not_verify(tmp_path: Path) -> None:
+    log = _log(tmp_path)
+    found = log.verify(EvidenceCite(kind="report", ref="final", quote="mean_temp is 21.5"))
+    absent = log.verify(EvidenceCite(kind="report", ref="final", quote="mean_temp is 22.0"))
+    assert found.verified is True and absent.verified is False
+    changed = log.perturbed(found)
+    assert changed is not None
+    new_log, old, new = changed
+    assert (old, new) == ("21.5", "24.3")
+    assert new_log.final_message is not None and "mean_temp is 24.3" in new_log.final_message
