@@ -12,7 +12,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from judge_runner.cases.validate import ValidationLimits, validate_dataset
 from judge_runner.ingest.importer import ImportOptions, OutputDirError, import_trials
 from judge_runner.ingest.report import REPORT_FILE, TrialStatus
-from judge_runner.ingest.tasks import DEFAULT_DOMAINS_FILE
 from judge_runner.log import get_logger
 
 log = get_logger(__name__)
@@ -26,8 +25,9 @@ def import_command(
     tasks: Annotated[list[Path] | None, typer.Option(
         "--tasks", help="Folder of task folders (<dir>/<task>/instruction.md); repeatable.",
     )] = None,
-    domains: Annotated[Path, typer.Option(help="Category → domain mapping.")] =
-        DEFAULT_DOMAINS_FILE,
+    domains: Annotated[Path | None, typer.Option(
+        help="Category → domain mapping (TOML); default: the map bundled with judge-runner.",
+    )] = None,
     pass_threshold: Annotated[float, typer.Option(help="Reward at or above which the label is "
                                                        "pass.")] = 1.0,
     unlabeled: Annotated[bool, typer.Option("--unlabeled", help="Import trials without a "
@@ -52,7 +52,8 @@ def import_command(
             console.print(f"[yellow]{entry.status.value}[/yellow] {entry.trial_path}: "
                           f"{entry.reason}")
     for category in report.unmapped_categories:
-        console.print(f"[yellow]unmapped category[/yellow] {category!r} (add it to {domains})")
+        where = domains if domains is not None else "a copy of the bundled map, passed as --domains"
+        console.print(f"[yellow]unmapped category[/yellow] {category!r} (add it to {where})")
     failed = report.count(TrialStatus.FAILED)
     console.print(f"imported {report.count(TrialStatus.IMPORTED)}, skipped "
                   f"{report.count(TrialStatus.SKIPPED)}, failed {failed} → {out / REPORT_FILE}")

@@ -48,7 +48,6 @@ from judge_runner.ingest.paths import SafeTree, UnsafePathError, walk_files
 from judge_runner.ingest.raw import RawKind, RawRun, TranscriptError
 from judge_runner.ingest.report import REPORT_FILE, ImportReport, TrialReport, TrialStatus
 from judge_runner.ingest.tasks import (
-    DEFAULT_DOMAINS_FILE,
     DomainMap,
     TaskError,
     TaskInfo,
@@ -68,7 +67,7 @@ class ImportOptions:
     """Importer knobs.
 
     task_dirs: folders holding task folders (``<dir>/<task>/instruction.md``).
-    domains_file: category → domain mapping (default ``bench/domains.toml``).
+    domains_file: category → domain mapping (None: the bundled ``domains.toml``).
     pass_threshold: reward at or above which a trial is labeled pass (1.0: full marks only).
     require_label: a trial without a verifier reward fails (True); False imports it unlabeled.
     max_transcript_bytes: larger transcripts are refused (512 MiB).
@@ -77,7 +76,7 @@ class ImportOptions:
     """
 
     task_dirs: list[Path]
-    domains_file: Path = DEFAULT_DOMAINS_FILE
+    domains_file: Path | None = None
     pass_threshold: float = 1.0
     require_label: bool = True
     max_transcript_bytes: int = 512 * 1024 * 1024

@@ -1,20 +1,23 @@
 """Task folders (Harbor/SkillsBench layout) and the category → SkillTV domain mapping.
 
 A task folder holds ``instruction.md``, ``task.toml`` (``[metadata] category``) and optionally
-``environment/skills/<skill>/``. The domain comes from ``bench/domains.toml``: a per-task override
-wins, then the category table (matched case-insensitively). A category missing from both is
-*unmapped*: the case gets no domain and the import report says so; nothing is guessed.
+``environment/skills/<skill>/``. The domain comes from a domains map: the one bundled with the
+package (``judge_runner/ingest/domains.toml``) unless the user passes their own file. A per-task
+override wins, then the category table (matched case-insensitively). A category missing from both
+is *unmapped*: the case gets no domain and the import report says so; nothing is guessed.
 """
 
 from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from judge_runner.cases.models import Domain
 
-DEFAULT_DOMAINS_FILE = Path(__file__).resolve().parents[2] / "bench" / "domains.toml"
+# Shipped as package data so an installed wheel finds it; read through importlib.resources.
+BUNDLED_DOMAINS = "domains.toml"
 
 
 class TaskError(Exception):
@@ -39,12 +42,25 @@ class DomainMap:
     by_task: dict[str, Domain]
 
     @classmethod
-    def load(cls, path: Path) -> DomainMap:
-        """Read a domains.toml. Raises ValueError naming the entry when a domain is not one of
-        the eleven SkillTV domains, OSError when the file cannot be read."""
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        return cls(by_category=_table(data, "categories", path, lower=True),
-                   by_task=_table(data, "tasks", path, lower=False))
+    def load(cls, path: Path | None = None) -> DomainMap:
+        """Read a domains.toml; `None` reads the bundled map. Raises ValueError naming the file
+        and entry when the TOML is malformed or a domain is not one of the eleven SkillTV
+        domains, OSError when the file cannot be read."""
+        if path is None:
+            bundled = resources.files("judge_runner.ingest").joinpath(BUNDLED_DOMAINS)
+            text = bundled.read_text(encoding="utf-8")
+            return cls.parse(text, f"bundled {BUNDLED_DOMAINS}")
+        return cls.parse(path.read_text(encoding="utf-8"), str(path))
+
+    @classmethod
+    def parse(cls, text: str, source: str) -> DomainMap:
+        """Parse domains.toml text; `source` names it in errors (ValueError)."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"{source}: not valid TOML ({exc})") from exc
+        return cls(by_category=_table(data, "categories", source, lower=True),
+                   by_task=_table(data, "tasks", source, lower=False))
 
     def domain_for(self, task: str, category: str | None) -> Domain | None:
         if task in self.by_task:
@@ -54,18 +70,18 @@ class DomainMap:
         return self.by_category.get(category.strip().lower())
 
 
-def _table(data: dict[str, object], name: str, path: Path, lower: bool) -> dict[str, Domain]:
+def _table(data: dict[str, object], name: str, source: str, lower: bool) -> dict[str, Domain]:
     table = data.get(name, {})
     if not isinstance(table, dict):
-        raise ValueError(f"{path}: [{name}] must be a table")
+        raise ValueError(f"{source}: [{name}] must be a table")
     out: dict[str, Domain] = {}
     for key, value in table.items():
         try:
             out[key.lower() if lower else key] = Domain(value)
         except ValueError:
             allowed = ", ".join(d.value for d in Domain)
-            raise ValueError(f"{path}: [{name}] {key!r} = {value!r} is not a domain ({allowed})") \
-                from None
+            raise ValueError(f"{source}: [{name}] {key!r} = {value!r} is not a domain "
+                             f"({allowed})") from None
     return out
 
 
