@@ -93,18 +93,15 @@ def _bundle_case(j: JudgedCase, dataset: Dataset) -> BundleCase:
 
 
 def evidence_digest(evidence_dir: Path, max_chars: int = EVIDENCE_DIGEST_CHARS) -> str:
-    """A short account of what the verifier saw: failed tests and their messages when a CTRF
-    report exists, else the tail of the verifier's stdout. Empty when there is no evidence."""
-    ctrf = evidence_dir / "ctrf.json"
-    if ctrf.is_file():
-        digest = _ctrf_digest(ctrf)
-        if digest:
-            return digest[:max_chars]
-    texts = (
-        sorted(p for p in evidence_dir.glob("*.txt") if p.is_file())
-        if evidence_dir.is_dir()
-        else []
-    )
+    """A short account of what the verifier saw: failed tests and their messages from the CTRF
+    reports under `evidence_dir` (at any depth, e.g. `verifier/ctrf.json`), else the tail of its
+    text output. Empty when there is no evidence."""
+    if not evidence_dir.is_dir():
+        return ""
+    reports = [d for d in map(_ctrf_digest, sorted(evidence_dir.rglob("ctrf.json"))) if d]
+    if reports:
+        return "\n".join(reports)[:max_chars]
+    texts = sorted(evidence_dir.rglob("*.txt"))
     if not texts:
         return ""
     tail = texts[0].read_text(encoding="utf-8", errors="replace")[-max_chars:]

@@ -17,7 +17,7 @@ from judge_runner.evolve.state import EvolveConfig, EvolveState
 from judge_runner.judges import Judge
 from judge_runner.judges.cli_options import build_or_exit, judge_options
 
-OPTIMIZER_TRANSCRIPT = "optimizer_transcript.jsonl"
+OPTIMIZER_TRANSCRIPT = Path("optimizer") / "transcript.jsonl"
 
 evolve_app = typer.Typer(help="Evolve a JudgeSkill through the fixed gate.", no_args_is_help=True)
 
@@ -30,13 +30,9 @@ def _optimizer(name: str, model: str | None, base_url: str | None, run_dir: Path
     if name == "model":
         if not model:
             raise typer.BadParameter("--optimizer-model is required with --optimizer model")
-        from judge_runner.models import RecordingClient, make_client
+        from judge_runner.models import make_client
 
-        run_dir.mkdir(parents=True, exist_ok=True)
-        client = RecordingClient(
-            make_client(base_url=base_url), run_dir / OPTIMIZER_TRANSCRIPT, append=True
-        )
-        return ModelOptimizer(client, model)
+        return ModelOptimizer(make_client(base_url=base_url), model, run_dir / OPTIMIZER_TRANSCRIPT)
     raise typer.BadParameter(f"unknown optimizer {name!r} (model | rules)")
 
 

@@ -17,7 +17,7 @@ from judge_runner.judges import Judge
 from judge_runner.models import Usage
 from judge_runner.runs.records import CASES_OUT
 from judge_runner.runs.runner import run_eval
-from judge_runner.runs.store import RunStore
+from judge_runner.runs.store import STORE_FILE, RunStore
 
 JUDGMENTS_DIR = "judgments"
 
@@ -27,7 +27,6 @@ JudgeForSkill = Callable[[Path], Judge]
 @dataclass(frozen=True)
 class Evaluation:
     judged: list[JudgedCase]
-    new_usage: Usage  # what this call paid (cases judged now, not those from the store)
     run_dir: Path
 
 
@@ -48,8 +47,6 @@ class SkillEvaluator:
         if unlabeled:
             raise ValueError(f"evolution needs labeled cases; unlabeled: {unlabeled[:5]}")
         run_dir = self.evolve_dir / JUDGMENTS_DIR / skill_hash[:16] / purpose
-        with RunStore.open(run_dir) as store:
-            already = set(store.verdicts())
         result = run_eval(
             self.make_judge(skill_dir),
             self.dataset,
@@ -59,11 +56,8 @@ class SkillEvaluator:
             progress=self.progress,
             write_reports=False,
         )
-        new_usage = Usage()
         judged: list[JudgedCase] = []
         for record in result.records:
-            if record.case_id not in already:
-                new_usage = new_usage + record.verdict.usage
             judged.append(
                 JudgedCase(
                     case_id=record.case_id,
@@ -72,4 +66,14 @@ class SkillEvaluator:
                     products_dir=run_dir / CASES_OUT / record.case_id,
                 )
             )
-        return Evaluation(judged=judged, new_usage=new_usage, run_dir=run_dir)
+        return Evaluation(judged=judged, run_dir=run_dir)
+
+    def stored_usage(self) -> Usage:
+        """What judging has cost so far: the usage of every verdict in every judgment store
+        (each (skill, case) pair is stored, and paid, once)."""
+        total = Usage()
+        for store_file in sorted((self.evolve_dir / JUDGMENTS_DIR).glob(f"*/*/{STORE_FILE}")):
+            with RunStore(store_file) as store:
+                for verdict in store.verdicts().values():
+                    total = total + verdict.usage
+        return total

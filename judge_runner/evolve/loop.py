@@ -3,10 +3,10 @@
 Each round (all state in `EvolveState`, saved after every step):
 
 1. STARTED   draw a seeded sample of dev cases (gate cases excluded)
-2. JUDGED    judge it with the incumbent; bundle the misjudged cases per strategy
-3. BRIEFED   compress the bundles into strategy briefs and one shared brief
-4. PROPOSED  one candidate per strategy from the optimizer; invalid ones are recorded, not gated
-5. DONE      gate every valid candidate; promote the best one only if it strictly improves G
+2. BRIEFED   judge it with the incumbent; bundle the misjudged cases per strategy and compress
+             the bundles into strategy briefs and one shared brief
+3. PROPOSED  one candidate per strategy from the optimizer; invalid ones are recorded, not gated
+4. DONE      gate every valid candidate; promote the best one only if it strictly improves G
              (and, when required, a paired McNemar test on the gate agrees)
 
 A promotion is written in two steps — target version recorded in the state, then the directory
@@ -18,6 +18,7 @@ the run directory. The final state says why it stopped.
 from __future__ import annotations
 
 import difflib
+import os
 import random
 import shutil
 from collections.abc import Callable
@@ -27,11 +28,11 @@ from pathlib import Path
 
 import structlog
 
-from judge_runner.cases import Dataset
+from judge_runner.cases import Dataset, Label
 from judge_runner.evolve.briefs import make_briefs
 from judge_runner.evolve.bundles import Bundle, JudgedCase, partition
 from judge_runner.evolve.candidates import LeakageGuard, validate_candidate
-from judge_runner.evolve.evaluate import Evaluation, SkillEvaluator
+from judge_runner.evolve.evaluate import SkillEvaluator
 from judge_runner.evolve.optimizer import Optimizer, ProposalError, ProposalRequest, skill_files
 from judge_runner.evolve.state import (
     CandidateRecord,
@@ -41,8 +42,10 @@ from judge_runner.evolve.state import (
     GateFigures,
     Phase,
     RoundRecord,
+    Spend,
     Strategy,
 )
+from judge_runner.judges import Decision
 from judge_runner.runs.compare import mcnemar
 from judge_runner.runs.metrics import compute_metrics
 from judge_runner.skills.lineage import (
@@ -68,16 +71,31 @@ class EvolveError(RuntimeError):
 
 
 def gate_figures(judged: list[JudgedCase], domains: dict[str, str | None]) -> GateFigures:
-    m = compute_metrics((j.verdict.decision, j.label, domains.get(j.case_id)) for j in judged)
+    """Gate metrics where a verdict that is not pass or fail counts as the wrong decision.
+
+    Leaving errors out (as evaluation reports do, beside coverage) would let a candidate raise G
+    by failing to judge the hard gate cases; on the gate, not deciding is judging wrongly.
+    """
+    m = compute_metrics(
+        (_decided_or_wrong(j.verdict.decision, j.label), j.label, domains.get(j.case_id))
+        for j in judged
+    )
+    undecided = sum(1 for j in judged if not j.verdict.decision.is_decided)
     return GateFigures(
         n=m.n,
-        n_error=m.n_error + m.n_abstain,
+        n_error=undecided,
         accuracy=m.accuracy,
         balanced_accuracy=m.balanced_accuracy,
         recall_fail=m.recall_fail,
         precision_pass=m.precision_pass,
         gate_score=m.gate_score,
     )
+
+
+def _decided_or_wrong(decision: Decision, label: Label) -> Decision:
+    if decision.is_decided:
+        return decision
+    return Decision.FAIL if label is Label.PASS else Decision.PASS
 
 
 @dataclass
@@ -119,6 +137,7 @@ class Evolution:
         )
 
     def _save(self, state: EvolveState) -> None:
+        state.spend = self._spend()
         state.save(self.run_dir)
         if self.on_step is not None:
             self.on_step(state)
@@ -141,9 +160,17 @@ class Evolution:
             return f"candidate cap reached ({cap})"
         return self._hard_stop(state)
 
-    def _pay_judge(self, state: EvolveState, evaluation: Evaluation) -> None:
-        state.spend.judge_usd += evaluation.new_usage.cost_usd
-        state.spend.judge_calls += evaluation.new_usage.calls
+    def _spend(self) -> Spend:
+        """Spend from durable records, so a kill never loses or double-counts it: every stored
+        verdict's usage (each judged once) and the optimizer's own account of its calls."""
+        judge = self.evaluator.stored_usage()
+        optimizer = self.optimizer.spent()
+        return Spend(
+            judge_usd=judge.cost_usd,
+            judge_calls=judge.calls,
+            optimizer_usd=optimizer.cost_usd,
+            optimizer_calls=optimizer.calls,
+        )
 
     # -- the loop ------------------------------------------------------------------------
     def run(self) -> EvolveState:
@@ -156,6 +183,7 @@ class Evolution:
             self._save(state)
         while True:
             current = state.rounds[-1] if state.rounds else None
+            state.spend = self._spend()
             if (reason := self._hard_stop(state)) is not None:
                 state.stop_reason = reason
                 break
@@ -188,20 +216,13 @@ class Evolution:
 
     def _advance(self, state: EvolveState, rnd: RoundRecord) -> None:
         if rnd.phase is Phase.STARTED:
-            evaluation = self.evaluator.evaluate(
-                Path(state.incumbent_dir), state.incumbent_hash, "dev", rnd.sample
-            )
-            self._pay_judge(state, evaluation)
-            bundles = partition(evaluation.judged, self.dataset)
+            # Judging is the paid part and its verdicts are stored as they come, so repeating
+            # this step after a kill costs only the cases that were in flight.
+            judged = self._judge_sample(state, rnd)
+            bundles = partition(judged, self.dataset)
             self._write_round_file(rnd, "bundles.json", _bundles_json(bundles))
             rnd.misjudged = {s: [c.case_id for c in b.cases] for s, b in bundles.items()}
-            rnd.phase = Phase.JUDGED
-        elif rnd.phase is Phase.JUDGED:
-            evaluation = self.evaluator.evaluate(
-                Path(state.incumbent_dir), state.incumbent_hash, "dev", rnd.sample
-            )
-            bundles = partition(evaluation.judged, self.dataset)
-            briefs = make_briefs(evaluation.judged, bundles, state.config.brief_token_bound)
+            briefs = make_briefs(judged, bundles, state.config.brief_token_bound)
             for strategy, text in briefs.strategy.items():
                 self._write_round_file(rnd, f"brief-{strategy.value}.md", text)
             self._write_round_file(rnd, "brief-shared.md", briefs.shared)
@@ -223,8 +244,14 @@ class Evolution:
     def _write_round_file(self, rnd: RoundRecord, name: str, text: str) -> None:
         (self._round_dir(rnd) / name).write_text(text, encoding="utf-8")
 
+    def _judge_sample(self, state: EvolveState, rnd: RoundRecord) -> list[JudgedCase]:
+        return self.evaluator.evaluate(
+            Path(state.incumbent_dir), state.incumbent_hash, "dev", rnd.sample
+        ).judged
+
     def _propose_all(self, state: EvolveState, rnd: RoundRecord) -> None:
         shared = (self._round_dir(rnd) / "brief-shared.md").read_text(encoding="utf-8")
+        judged = self._judge_sample(state, rnd)  # from the store: nothing is judged again
         for strategy in Strategy:
             brief_path = self._round_dir(rnd) / f"brief-{strategy.value}.md"
             cid = f"r{rnd.index}-{strategy.value}"
@@ -234,7 +261,7 @@ class Evolution:
                 log.info("proposal_skipped", candidate=cid, reason=reason)
                 break
             record = self._propose(
-                state, rnd, strategy, cid, brief_path.read_text(encoding="utf-8"), shared
+                state, rnd, strategy, cid, brief_path.read_text(encoding="utf-8"), shared, judged
             )
             state.candidates.append(record)
             rnd.candidates.append(cid)
@@ -248,6 +275,7 @@ class Evolution:
         cid: str,
         brief: str,
         shared: str,
+        judged: list[JudgedCase],
     ) -> CandidateRecord:
         out_dir = self.run_dir / CANDIDATES_DIR / cid
         record = CandidateRecord(
@@ -260,9 +288,6 @@ class Evolution:
                 k: v for k, v in rnd.brief_hashes.items() if k in (strategy.value, "shared")
             },
         )
-        dev = self.evaluator.evaluate(
-            Path(state.incumbent_dir), state.incumbent_hash, "dev", rnd.sample
-        )
         request = ProposalRequest(
             parent_dir=Path(state.incumbent_dir),
             strategy=strategy,
@@ -270,15 +295,13 @@ class Evolution:
             shared_brief=shared,
             out_dir=out_dir,
             seed=state.config.seed * 1000 + rnd.index,
-            judged=dev.judged,
+            judged=judged,
         )
         try:
             proposal = self.optimizer.propose(request)
         except ProposalError as exc:
             log.warning("proposal_failed", candidate=cid, error=str(exc))
             return record.model_copy(update={"status": CandidateStatus.FAILED, "reason": str(exc)})
-        state.spend.optimizer_usd += proposal.usage.cost_usd
-        state.spend.optimizer_calls += proposal.usage.calls
         problems = validate_candidate(proposal.skill_dir, self._guard)
         skill_hash = hash_directory(proposal.skill_dir)
         update: dict[str, object] = {
@@ -295,10 +318,11 @@ class Evolution:
 
     def _score_gate(self, state: EvolveState, skill_dir: Path, skill_hash: str) -> GateFigures:
         evaluation = self.evaluator.evaluate(skill_dir, skill_hash, GATE, state.config.gate_ids)
-        self._pay_judge(state, evaluation)
         return gate_figures(evaluation.judged, self._domains)
 
     def _gate_correct(self, skill_dir: Path, skill_hash: str) -> dict[str, bool]:
+        """Per gate case, whether the skill's judge got it right (an error or abstention is a
+        miss, as in the gate score)."""
         evaluation = self.evaluator.evaluate(skill_dir, skill_hash, GATE, self.config.gate_ids)
         return {j.case_id: j.verdict.decision.value == j.label.value for j in evaluation.judged}
 
@@ -363,20 +387,34 @@ class Evolution:
             self._save(state)  # decided; a kill from here on re-does the same write
         target = Path(cand.promoted_as)
         parent = Path(state.incumbent_dir)
-        if target.exists():
-            shutil.rmtree(target)
-        shutil.copytree(cand.skill_dir, target)
+        _install_version(Path(cand.skill_dir), cand.skill_hash, target, self.run_dir)
         diff = skill_diff(parent, target)
         (self.run_dir / CANDIDATES_DIR / f"{cand.id}.diff").write_text(diff, encoding="utf-8")
         _record_lineage(self.skills_root, target, parent, cand, state)
         cand.status = CandidateStatus.PROMOTED
         state.incumbent_dir = str(target)
-        state.incumbent_hash = hash_directory(target)
-        cand.skill_hash = state.incumbent_hash
+        state.incumbent_hash = cand.skill_hash
         state.incumbent_gate = cand.gate
         log.info(
             "promoted", candidate=cand.id, version=target.name, gate_score=cand.gate.gate_score
         )
+
+
+def _install_version(source: Path, source_hash: str, target: Path, run_dir: Path) -> None:
+    """Put a copy of `source` at `target` atomically (staged in the run dir, then renamed).
+
+    A target that already holds exactly this skill is kept (a resumed promotion); one that holds
+    anything else — another run's version, a hand edit — is never overwritten.
+    """
+    if target.exists():
+        if hash_directory(target) != source_hash:
+            raise EvolveError(f"{target} already exists with other content; not overwriting it")
+        return
+    staging = run_dir / "promoting" / target.name
+    if staging.exists():
+        shutil.rmtree(staging)
+    shutil.copytree(source, staging)
+    os.rename(staging, target)
 
 
 def skill_diff(old: Path, new: Path) -> str:

@@ -17,7 +17,18 @@ import jinja2
 
 from judge_runner.evolve.bundles import JudgedCase
 from judge_runner.evolve.state import Strategy
-from judge_runner.models import ModelClient, ModelError, ModelRequest, Usage
+from judge_runner.models import (
+    ModelClient,
+    ModelError,
+    ModelRequest,
+    ModelResponse,
+    RecordingClient,
+    ReplayClient,
+    ReplayError,
+    ReplayMissError,
+    Usage,
+    transcript_usage,
+)
 
 _SAFE_REF = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.md$")
 _TEMPLATES = jinja2.Environment(
@@ -55,6 +66,10 @@ class Optimizer(Protocol):
 
     def propose(self, request: ProposalRequest) -> Proposal: ...
 
+    def spent(self) -> Usage:
+        """Everything this optimizer has paid for so far, from a durable record."""
+        ...
+
 
 def skill_files(skill_dir: Path) -> dict[str, str]:
     """All text files of a skill by relative path, in stable order."""
@@ -85,14 +100,35 @@ PROPOSE_TOOL: dict[str, Any] = {
 
 
 class ModelOptimizer:
-    """Asks a model (through any ModelClient) to rewrite SKILL.md and its references."""
+    """Asks a model (through any ModelClient) to rewrite SKILL.md and its references.
+
+    Every call is recorded in `transcript` (a transcript.jsonl). A request already answered
+    there — the same skill and briefs, e.g. after the loop was killed before saving the
+    candidate — is answered from the record instead of being paid again; `spent()` sums the
+    record, so each call counts once.
+    """
 
     name = "model"
 
-    def __init__(self, client: ModelClient, model: str, max_tokens: int = 16_000) -> None:
-        self.client = client
+    def __init__(
+        self, client: ModelClient, model: str, transcript: Path, max_tokens: int = 16_000
+    ) -> None:
         self.model = model
         self.max_tokens = max_tokens
+        self.transcript = transcript
+        transcript.parent.mkdir(parents=True, exist_ok=True)
+        self.client = RecordingClient(client, transcript, append=True)
+
+    def spent(self) -> Usage:
+        return transcript_usage(self.transcript) if self.transcript.is_file() else Usage()
+
+    def _complete(self, request: ModelRequest) -> ModelResponse:
+        if self.transcript.is_file():
+            try:
+                return ReplayClient(self.transcript.parent).complete(request)
+            except (ReplayError, ReplayMissError):
+                pass
+        return self.client.complete(request)
 
     def propose(self, request: ProposalRequest) -> Proposal:
         files = skill_files(request.parent_dir)
@@ -111,7 +147,7 @@ class ModelOptimizer:
             max_tokens=self.max_tokens,
         )
         try:
-            response = self.client.complete(model_request)
+            response = self._complete(model_request)
         except ModelError as exc:
             raise ProposalError(f"optimizer model call failed: {exc}") from exc
         call = next(
@@ -124,7 +160,6 @@ class ModelOptimizer:
         )
         if call is None:
             raise ProposalError("optimizer answered without calling propose_skill")
-        usage = response.usage.model_copy(update={"calls": max(response.usage.calls, 1)})
         proposal_input = call.get("input") or {}
         skill_md = proposal_input.get("skill_md")
         references = proposal_input.get("references") or {}
@@ -146,7 +181,7 @@ class ModelOptimizer:
         return Proposal(
             skill_dir=request.out_dir,
             rationale=str(proposal_input.get("rationale", "")),
-            usage=usage,
+            usage=response.usage,
         )
 
 

@@ -34,6 +34,9 @@ class RulesOptimizer:
     def __init__(self, max_edits: int = 4) -> None:
         self.max_edits = max_edits
 
+    def spent(self) -> Usage:
+        return Usage()  # no model calls
+
     def propose(self, request: ProposalRequest) -> Proposal:
         results = [
             DevResult(

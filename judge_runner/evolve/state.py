@@ -28,8 +28,7 @@ class Phase(StrEnum):
     """Where a round stands; each phase's output is in the state before the phase advances."""
 
     STARTED = "started"  # dev sample drawn
-    JUDGED = "judged"  # incumbent judged the sample; misjudged cases bundled
-    BRIEFED = "briefed"  # bundles compressed into briefs
+    BRIEFED = "briefed"  # sample judged, misjudged cases bundled and compressed into briefs
     PROPOSED = "proposed"  # every strategy with a brief has a candidate (or a failure)
     DONE = "done"  # every candidate gated and the promotion decision written
 
@@ -56,6 +55,8 @@ class GateFigures(BaseModel):
 
 
 class Spend(BaseModel):
+    """Derived from durable records (stored verdicts, the optimizer transcript) at every save."""
+
     model_config = ConfigDict(extra="forbid")
 
     judge_usd: float = 0.0

@@ -47,7 +47,7 @@ def build_pool(
     dataset = write_dataset(root / "dataset", specs)
     for spec in specs:
         _finish_with(dataset / "cases" / spec.case_id, f"Finished: {spec.answer}")
-        evidence = dataset / "evidence" / spec.case_id
+        evidence = dataset / "evidence" / spec.case_id / "verifier"  # the importer's layout
         evidence.mkdir(parents=True)
         failed = (
             []
@@ -73,8 +73,10 @@ def _finish_with(case_dir: Path, report: str) -> None:
     path = case_dir / "trajectory.json"
     trajectory = Trajectory.model_validate_json(path.read_text(encoding="utf-8"))
     steps = [Step(index=0, kind=StepKind.ASSISTANT_MESSAGE, text=report)]
-    path.write_text(trajectory.model_copy(update={"steps": steps, "final_message": report})
-                    .model_dump_json(), encoding="utf-8")
+    path.write_text(
+        trajectory.model_copy(update={"steps": steps, "final_message": report}).model_dump_json(),
+        encoding="utf-8",
+    )
 
 
 def write_skill(skills_root: Path, extra: str = "") -> Path:

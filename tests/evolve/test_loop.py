@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from judge_runner.cases import Dataset
 from judge_runner.evolve.evaluate import SkillEvaluator
 from judge_runner.evolve.loop import Evolution
-from judge_runner.evolve.optimizer import ModelOptimizer
+from judge_runner.evolve.optimizer import ModelOptimizer, ProposalRequest
 from judge_runner.evolve.state import CandidateStatus, EvolveConfig, EvolveState, Strategy
 from judge_runner.judges import Judge
 from judge_runner.models.anthropic_client import AnthropicClient
@@ -68,7 +69,9 @@ def make_evolution(tmp: Path, server: FakeMessagesServer, rounds: int = 2) -> Ev
         run_dir=run_dir,
         dataset=ds,
         evaluator=SkillEvaluator(ds, make_judge, run_dir, concurrency=2),
-        optimizer=ModelOptimizer(client, "fake-optimizer"),
+        optimizer=ModelOptimizer(
+            client, "fake-optimizer", run_dir / "optimizer" / "transcript.jsonl"
+        ),
         skills_root=skill.parent,
     )
 
@@ -140,7 +143,8 @@ def test_no_verifier_evidence_reaches_a_judge(tmp_path: Path, fake_api: FakeMess
     ]
     assert not any(m in f for m in messages for f in case_files)
     # ...while the optimizer's brief did carry the verifier's account of the failures.
-    assert "what the verifier saw" in fake_api.bodies[0]["messages"][0]["content"]
+    brief = fake_api.bodies[0]["messages"][0]["content"]
+    assert any(m in brief for m in messages), "the brief lacks the failed tests' messages"
 
 
 def test_resume_after_crash_matches_uninterrupted_run(
@@ -173,3 +177,30 @@ def test_resume_after_crash_matches_uninterrupted_run(
     assert outline(resumed) == outline(reference)
     assert len(resumed.promotions()) == 1
     assert resumed.spend.judge_calls == reference.spend.judge_calls
+
+
+def test_an_answered_optimizer_request_is_not_paid_again(
+    tmp_path: Path, fake_api: FakeMessagesServer
+) -> None:
+    """After a kill between the optimizer's answer and the saved state, the same request is
+    answered from the optimizer's transcript; spend counts the call once."""
+    fake_api.responder = rewriting_optimizer
+    skill = write_skill(tmp_path / "judgeskills")
+    client = AnthropicClient(base_url=fake_api.base_url)
+    transcript = tmp_path / "optimizer" / "transcript.jsonl"
+    request = ProposalRequest(
+        parent_dir=skill,
+        strategy=Strategy.HARDEN,
+        strategy_brief="b",
+        shared_brief="s",
+        out_dir=tmp_path / "c1",
+        seed=0,
+    )
+    first = ModelOptimizer(client, "fake-optimizer", transcript).propose(request)
+    again = ModelOptimizer(client, "fake-optimizer", transcript).propose(
+        replace(request, out_dir=tmp_path / "c2")
+    )
+    assert len(fake_api.bodies) == 1
+    assert (first.skill_dir / "SKILL.md").read_text() == (again.skill_dir / "SKILL.md").read_text()
+    spent = ModelOptimizer(client, "fake-optimizer", transcript).spent()
+    assert spent.calls == 1 and spent.output_tokens > 0

@@ -30,9 +30,25 @@ def test_rules_evolution_on_real_dev_data(real_dataset: Path, tmp_path: Path) ->
     (skills / "v1").symlink_to(REPO / "judgeskills" / "v1", target_is_directory=True)
     run_dir = tmp_path / "evolve"
     # The bench dir alone names the dev split, the gate, the eval split and the dataset.
-    invoke("evolve", "--skill", str(skills / "v1"), "--dev", str(bench),
-           "--run-dir", str(run_dir), "--judge", "rules", "--sandbox", "none",
-           "--rounds", "2", "--sample-size", "4", "--seed", "1")
+    invoke(
+        "evolve",
+        "--skill",
+        str(skills / "v1"),
+        "--dev",
+        str(bench),
+        "--run-dir",
+        str(run_dir),
+        "--judge",
+        "rules",
+        "--sandbox",
+        "none",
+        "--rounds",
+        "2",
+        "--sample-size",
+        "4",
+        "--seed",
+        "1",
+    )
 
     state = EvolveState.load(run_dir)
     assert state is not None and state.stop_reason == "all rounds done"

@@ -74,7 +74,7 @@ def test_invariants(breakage: str) -> None:
     elif breakage == "stale_incumbent":
         s.candidates.append(candidate("x", CandidateStatus.PROMOTED, "v2"))
     elif breakage == "unfinished_round":
-        s.rounds[0].phase = Phase.JUDGED
+        s.rounds[0].phase = Phase.BRIEFED
         s.rounds.append(
             RoundRecord(index=1, phase=Phase.STARTED, incumbent_hash="h1", sample=["b"])
         )
