@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import cached_property
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
-from judge_runner.cases.models import CaseMeta, LabelRecord, Trajectory
+from judge_runner.cases.models import ArtifactRecord, CaseMeta, LabelRecord, Trajectory
 
 CASES_DIR = "cases"
 LABELS_FILE = "labels.jsonl"
@@ -44,6 +44,31 @@ class CasePackage:
     @property
     def artifacts_dir(self) -> Path:
         return self.root / "artifacts"
+
+    def artifact_file(self, record: ArtifactRecord) -> Path | None:
+        """The stored file of `record` if it is a regular file inside `artifacts/`, else None.
+
+        case.json is data, not trusted code: a `stored_as` that is absolute, climbs out with
+        `..`, or passes through a symlink could name labels.jsonl or verifier evidence, so it is
+        refused here rather than read. None also when the record has no stored copy or the file
+        is missing. Every reader of artifact contents goes through this.
+        """
+        if record.stored_as is None:
+            return None
+        relative = PurePosixPath(record.stored_as)
+        if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+            return None
+        root = self.artifacts_dir
+        path = root
+        for part in relative.parts:
+            path = path / part
+            if path.is_symlink():
+                return None
+        if root.is_symlink() or not path.is_file():
+            return None
+        if not path.resolve().is_relative_to(root.resolve()):
+            return None
+        return path
 
 
 @dataclass(frozen=True)

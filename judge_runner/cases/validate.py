@@ -14,7 +14,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from judge_runner.cases.dataset import CASES_DIR, EVIDENCE_DIR, LABELS_FILE, Dataset
+from judge_runner.cases.dataset import CASES_DIR, EVIDENCE_DIR, LABELS_FILE, CasePackage, Dataset
 from judge_runner.cases.models import (
     SCHEMA_VERSION,
     ArtifactProvenance,
@@ -94,6 +94,19 @@ def _validate_case(case_dir: Path, lim: ValidationLimits, evidence: Path) -> lis
     return issues
 
 
+def package_problems(case: CasePackage, evidence: Path) -> list[Issue]:
+    """What makes a case package unsafe to judge: label or verifier files (or any link) inside
+    it, an unreadable case.json, an id that differs from the folder, an artifact stored outside
+    `artifacts/` (or missing). `evidence` is the case's verifier evidence folder, used to spot
+    copies of it. The runner refuses to judge a case with any of these; the remaining checks of
+    `validate_dataset` (stats, limits, unlisted files) are about quality, not safety."""
+    issues = _leaks(case.root, evidence)
+    meta = _load(case.root / "case.json", CaseMeta, case.root.name, issues)
+    if meta is not None:
+        issues.extend(_unsafe_meta(case.root, meta))
+    return sorted(issues, key=lambda i: (i.case_id, i.field, i.message))
+
+
 def _load[M: (CaseMeta, Trajectory)](path: Path, model: type[M], cid: str,
                                       issues: list[Issue]) -> M | None:
     if not path.is_file():
@@ -110,9 +123,7 @@ def _load[M: (CaseMeta, Trajectory)](path: Path, model: type[M], cid: str,
 
 def _check_meta(case_dir: Path, meta: CaseMeta) -> list[Issue]:
     cid = case_dir.name
-    issues = []
-    if meta.id != cid:
-        issues.append(Issue(cid, "case.json:id", f"{meta.id!r} differs from the folder name"))
+    issues = _unsafe_meta(case_dir, meta)
     if meta.schema_version != SCHEMA_VERSION:
         issues.append(Issue(cid, "case.json:schema_version",
                             f"{meta.schema_version!r}, expected {SCHEMA_VERSION!r}"))
@@ -123,6 +134,7 @@ def _check_meta(case_dir: Path, meta: CaseMeta) -> list[Issue]:
     if sorted(meta.skills) != on_disk:
         issues.append(Issue(cid, "case.json:skills",
                             f"lists {sorted(meta.skills)} but skills/ holds {on_disk}"))
+    package = CasePackage(case_dir)
     listed: set[str] = set()
     for i, art in enumerate(meta.artifacts):
         field = f"case.json:artifacts.{i}"
@@ -134,10 +146,9 @@ def _check_meta(case_dir: Path, meta: CaseMeta) -> list[Issue]:
             issues.append(Issue(cid, field, f"{art.provenance.value} artifact without stored_as"))
             continue
         listed.add(art.stored_as)
-        path = case_dir / "artifacts" / art.stored_as
-        if ".." in Path(art.stored_as).parts or not path.is_file():
-            issues.append(Issue(cid, field, f"stored_as {art.stored_as!r} does not exist"))
-            continue
+        path = package.artifact_file(art)
+        if path is None:
+            continue  # reported by _unsafe_meta
         data = path.read_bytes()
         if art.size is not None and art.size != len(data):
             issues.append(Issue(cid, field, f"size {art.size} but file has {len(data)} bytes"))
@@ -149,6 +160,21 @@ def _check_meta(case_dir: Path, meta: CaseMeta) -> list[Issue]:
             rel = path.relative_to(art_root).as_posix()
             if rel not in listed:
                 issues.append(Issue(cid, "artifacts/", f"{rel} is not listed in case.json"))
+    return issues
+
+
+def _unsafe_meta(case_dir: Path, meta: CaseMeta) -> list[Issue]:
+    """case.json fields that would make a judge read the wrong case or files outside it."""
+    cid = case_dir.name
+    issues = []
+    if meta.id != cid:
+        issues.append(Issue(cid, "case.json:id", f"{meta.id!r} differs from the folder name"))
+    package = CasePackage(case_dir)
+    for i, art in enumerate(meta.artifacts):
+        if art.stored_as is not None and art.provenance is not ArtifactProvenance.UNKNOWN \
+                and package.artifact_file(art) is None:
+            issues.append(Issue(cid, f"case.json:artifacts.{i}",
+                                f"stored_as {art.stored_as!r} is not a file inside artifacts/"))
     return issues
 
 

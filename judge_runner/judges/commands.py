@@ -40,7 +40,8 @@ def judge_command(
     option: KnobsOpt = None,
 ) -> None:
     """Judge one case; writes plan.md, inspection_log.jsonl, verdict.json (and transcript.jsonl
-    for model judges) into --out, prints them, and exits 1 when the verdict is an error."""
+    for model judges) into --out, prints them, and exits 1 when the verdict is an error (a
+    package holding label or verifier files, or an artifact outside artifacts/, is not judged)."""
     package = CasePackage(case)
     if not (case / "case.json").is_file():
         raise typer.BadParameter(f"{case}: no case.json; give a case package directory",
@@ -52,7 +53,9 @@ def judge_command(
         skill=skill, model=model, models=models, base_url=base_url, sandbox=sandbox,
         replay=replay, allow_abstain=allow_abstain, knobs=option))
     out_dir = out or Path("runs") / "single" / built.name / case.name
-    verdict = built.judge(package, out_dir)
+    from judge_runner.runs.runner import judge_one  # the CLI layer; judges do not import runs
+
+    verdict = judge_one(built, package, out_dir)
     typer.echo(_report(out_dir, verdict))
     if verdict.decision == Decision.ERROR:
         raise typer.Exit(1)

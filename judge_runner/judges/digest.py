@@ -128,15 +128,15 @@ def _artifacts(case: CasePackage, chars: int | None) -> list[str]:
         lines.append(f"- {record.path} ({record.provenance.value}, {record.size} bytes): {where}")
         if chars == 0 or record.stored_as is None:
             continue
-        preview = _preview(case.artifacts_dir / record.stored_as, chars)
+        path = case.artifact_file(record)
+        preview = _preview(path, chars) if path is not None else \
+            "(not shown: the stored copy is not a file inside artifacts/)"
         if preview:
             lines += ["", "```", preview, "```", ""]
     return lines
 
 
 def _preview(path: Path, chars: int | None) -> str:
-    if not path.is_file():
-        return ""
     data = path.read_bytes()
     try:
         text = data.decode("utf-8")

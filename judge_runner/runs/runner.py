@@ -29,7 +29,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from judge_runner.cases.dataset import CasePackage, Dataset
+from judge_runner.cases.validate import package_problems
 from judge_runner.judges.base import Decision, Judge, Verdict
+from judge_runner.judges.products import write_products
 from judge_runner.models.base import Usage
 from judge_runner.runs.metrics import Metrics, compute_metrics
 from judge_runner.runs.records import (
@@ -138,9 +140,22 @@ def _judge_all(
 
 
 def judge_one(judge: Judge, case: CasePackage, out_dir: Path) -> Verdict:
-    """Run the judge on one case; an exception or a wrong case id becomes an ERROR verdict."""
+    """Run the judge on one case; an exception or a wrong case id becomes an ERROR verdict.
+
+    A package that is unsafe to judge (a label or evidence file inside it, an artifact stored
+    outside `artifacts/`, see `package_problems`) is never shown to the judge: it is an ERROR
+    verdict naming the problems, with products written for it.
+    """
     case_id = case.root.name
     started = time.monotonic()
+    problems = package_problems(case, Dataset(case.root.parent.parent).evidence_dir(case_id))
+    if problems:
+        verdict = Verdict(case_id=case_id, judge=judge.name, decision=Decision.ERROR,
+                          error="invalid case package, not judged: "
+                          + "; ".join(str(p) for p in problems),
+                          duration_s=time.monotonic() - started)
+        write_products(out_dir, None, [], verdict)
+        return verdict
     try:
         verdict = judge.judge(case, out_dir)
     except Exception as exc:  # a judge must not raise; if it does, the case is an error

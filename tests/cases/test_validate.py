@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import ValidationLimits, validate_dataset
+from judge_runner.cases.validate import package_problems
 from judge_runner.ingest import ImportOptions, import_trials
 from tests.conftest import EXAMPLES
+from tests.judges import casekit
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +92,14 @@ def test_limits_are_configurable(dataset: Path) -> None:
 def test_missing_dataset_raises(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="dataset folder not found"):
         validate_dataset(tmp_path / "nope")
+
+
+def test_package_problems_flag_an_artifact_reaching_the_labels(tmp_path: Path) -> None:
+    ds = casekit.build_dataset(tmp_path / "ds", {"c-fail": 41, "c-pass": 42})
+    assert package_problems(ds.case("c-pass"), ds.evidence_dir("c-pass")) == []
+    casekit.point_artifact_at(ds.case("c-fail").root, "../../../labels.jsonl")
+    problems = package_problems(ds.case("c-fail"), ds.evidence_dir("c-fail"))
+    assert [(p.field, p.message) for p in problems] == [
+        ("case.json:artifacts.0", "stored_as '../../../labels.jsonl' is not a file inside "
+                                  "artifacts/")]
+    assert any("not a file inside artifacts/" in str(i) for i in validate_dataset(ds.root))

@@ -106,3 +106,12 @@ def _write_case(case_dir: Path, case_id: str, total: int, filler_steps: int) -> 
     (case_dir / "instruction.md").write_text(INSTRUCTION)
     (case_dir / "trajectory.json").write_text(trajectory_json)
     (case_dir / "case.json").write_text(meta.model_dump_json(indent=1))
+
+
+def point_artifact_at(case_dir: Path, stored_as: str) -> None:
+    """Rewrite the case's first artifact record to claim it is stored at `stored_as` (a crafted
+    case.json reaching for files outside `artifacts/`)."""
+    meta = CaseMeta.model_validate_json((case_dir / "case.json").read_text())
+    record = meta.artifacts[0].model_copy(update={"stored_as": stored_as})
+    meta = meta.model_copy(update={"artifacts": [record, *meta.artifacts[1:]]})
+    (case_dir / "case.json").write_text(meta.model_dump_json(indent=1))

@@ -11,7 +11,7 @@ from judge_runner.cases import Dataset
 from judge_runner.cli import app
 from tests.conftest import REPO
 from tests.fakeapi import FakeMessagesServer, http_error
-from tests.judges import sessions
+from tests.judges import casekit, sessions
 
 RETRY = json.dumps({"initial_wait_s": 0, "jitter_s": 0, "max_attempts": 2})
 
@@ -63,3 +63,14 @@ def test_agent_requires_skill_choice(dataset: Dataset, tmp_path: Path) -> None:
 def test_not_a_case_directory(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["judge", str(tmp_path), "--skill", "none", "--model", "m"])
     assert result.exit_code == 2 and "no case.json" in result.output
+
+
+def test_an_unsafe_package_is_not_judged(fake_api: FakeMessagesServer, dataset: Dataset,
+                                         tmp_path: Path) -> None:
+    case = dataset.case("c-fail").root
+    casekit.point_artifact_at(case, "../../../labels.jsonl")
+    result = CliRunner().invoke(app, _args(case, tmp_path / "o", "--base-url",
+                                           fake_api.base_url))
+    assert result.exit_code == 1, result.output
+    assert "invalid case package, not judged" in result.output
+    assert list(fake_api.requests) == []

@@ -51,3 +51,33 @@ def test_judge_requests_are_recognised(fake_api: FakeMessagesServer, dataset: Da
     make_judge(JudgeOptions(model="m", base_url=fake_api.base_url)).judge(
         dataset.case("c-fail"), tmp_path / "o")
     assert fake_api.requests[0] in judge_requests()
+
+
+def test_an_artifact_pointing_at_the_labels_is_not_read_by_any_one_call_judge(
+    fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
+) -> None:
+    from judge_runner.judges import direct, multi, rubric
+    from judge_runner.judges.registry import JudgeOptions
+    from tests.fakeapi import reply, tool_use
+
+    case = dataset.case("c-fail")
+    casekit.point_artifact_at(case.root, "../../../labels.jsonl")
+    secrets = secrets_of(dataset.root)
+    options = JudgeOptions(model="m", models=["m1", "m2"], base_url=fake_api.base_url)
+    verdict_call = reply(tool_use("submit_verdict", {"decision": "fail", "rationale": "r"}))
+    fake_api.push(verdict_call)
+    direct.make_judge(options).judge(case, tmp_path / "direct")
+    fake_api.push(
+        reply(tool_use("submit_rubric", {"criteria": [
+            {"id": "R1", "criterion": "c", "how_to_check": "h", "critical": True}]})),
+        reply(tool_use("submit_grades", {"grades": [{"id": "R1", "grade": "met",
+                                                     "evidence": "e"}],
+                                         "decision": "pass", "rationale": "r"})))
+    rubric.make_judge(options).judge(case, tmp_path / "rubric")
+    fake_api.push(verdict_call, verdict_call)
+    multi.make_judge(options).judge(case, tmp_path / "multi")
+    sent = list(fake_api.requests)
+    assert len(sent) == 5
+    assert leaked(secrets, sent) == []
+    assert all('"label"' not in r.text for r in sent)
+    assert "not a file inside artifacts/" in fake_api.bodies[0]["messages"][0]["content"]

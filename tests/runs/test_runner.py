@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases import Dataset
+from judge_runner.cases import ArtifactProvenance, ArtifactRecord, Dataset
 from judge_runner.cases.models import Domain, Label
 from judge_runner.judges.base import Decision
 from judge_runner.judges.registry import JudgeOptions, UnknownJudgeError, build_judge
@@ -113,3 +113,22 @@ def test_registry_rejects_bad_factory_paths() -> None:
         build_judge("tests.runs.no_such_module:make_judge", JudgeOptions())
     with pytest.raises(UnknownJudgeError, match="has no"):
         build_judge("tests.runs.scripted_judge:nothing", JudgeOptions())
+
+
+def test_an_unsafe_package_is_an_error_and_never_judged(tmp_path: Path) -> None:
+    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(3)))
+    bad = ds.case(ds.case_ids()[0])
+    record = ArtifactRecord(path="/root/answer.txt", stored_as="../../../labels.jsonl",
+                            provenance=ArtifactProvenance.COPIED)
+    (bad.root / "case.json").write_text(
+        bad.meta.model_copy(update={"artifacts": [record]}).model_dump_json())
+    result = run_eval(_judge(tmp_path), ds, ds.case_ids(), tmp_path / "run",
+                      progress=False, write_reports=False)
+    by_id = {r.case_id: r for r in result.records}
+    error = by_id[bad.root.name].verdict
+    assert error.decision is Decision.ERROR
+    assert error.error is not None and error.error.startswith("invalid case package, not judged")
+    assert "'../../../labels.jsonl' is not a file inside artifacts/" in error.error
+    assert sorted(_calls(tmp_path)) == ds.case_ids()[1:]  # the judge never saw it
+    written = json.loads((tmp_path / "run" / "cases" / bad.root.name / "verdict.json").read_text())
+    assert written["decision"] == "error"

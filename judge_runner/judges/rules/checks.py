@@ -168,7 +168,9 @@ def outputs_well_formed(view: CaseView, spec: CheckSpec) -> Finding | None:
     min_bytes = int(spec.number("min_bytes", 1))
     for _output, record in stored:
         assert record.stored_as is not None
-        problem = parse_problem(view.case.artifacts_dir / record.stored_as, min_bytes)
+        path = view.case.artifact_file(record)
+        problem = parse_problem(path, min_bytes) if path is not None else \
+            "the stored copy is not a file inside artifacts/"
         ref = EvidenceRef(kind="artifact", ref=record.stored_as)
         if problem:
             problems.append((ref, problem))

@@ -298,8 +298,10 @@ class CaseView:
         return self.steps[-1] if self.steps else None
 
     def stored_artifact(self, output: RequiredOutput) -> ArtifactRecord | None:
+        """The artifact record of `output` whose stored copy is readable (see
+        `CasePackage.artifact_file`), or None."""
         for record in self.artifacts:
-            if record.stored_as is not None and output.matches(record.path):
+            if output.matches(record.path) and self.case.artifact_file(record) is not None:
                 return record
         return None
 

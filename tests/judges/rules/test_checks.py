@@ -10,6 +10,7 @@ from judge_runner.judges.rules.checks import CHECKS, Finding, known_checks
 from judge_runner.judges.rules.evidence import CaseView
 from judge_runner.judges.rules.judge import default_skill_dir
 from judge_runner.judges.rules.spec import load_rules
+from tests.judges.casekit import point_artifact_at
 from tests.judges.rules.builder import (
     GOOD_RUN,
     bash,
@@ -283,3 +284,13 @@ def test_no_substitute_data_refutes_synthetic_data(tmp_path: Path) -> None:
 def test_no_substitute_data_ignores_template_placeholders(tmp_path: Path) -> None:
     steps = [msg("All placeholders in the template were replaced."), *GOOD_RUN]
     assert outcome(build_case(tmp_path, steps), "no_substitute_data") is Outcome.INCONCLUSIVE
+
+
+def test_outputs_well_formed_does_not_read_outside_artifacts(tmp_path: Path) -> None:
+    case = build_case(tmp_path, artifacts={"/root/out.json": b'{"total": 6}'})
+    (tmp_path / "labels.jsonl").write_text('{"total": 6}')
+    point_artifact_at(case.root, "../../../labels.jsonl")
+    fresh = CasePackage(case.root)
+    assert run(fresh, "outputs_well_formed") is None  # nothing stored that may be read
+    finding = run(fresh, "required_outputs_present")
+    assert finding is None or all(ref.kind != "artifact" for ref in finding.evidence)
