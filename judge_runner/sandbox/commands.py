@@ -10,6 +10,7 @@ import typer
 
 from judge_runner.sandbox import engine
 from judge_runner.sandbox.base import SandboxError
+from judge_runner.sandbox.docker import install_cleanup_hooks
 from judge_runner.sandbox.limits import SandboxLimits
 from judge_runner.sandbox.prune import list_sandboxes, prune
 from judge_runner.sandbox.select import KINDS, open_sandbox, resolve_kind
@@ -87,3 +88,6 @@ def exec_command(
 
 def register(app: typer.Typer) -> None:
     app.add_typer(sandbox_app, name="sandbox")
+    # The CLI builds its commands on the main thread, the only place signal handlers can be
+    # installed; judges open their sandboxes later in worker threads, where they cannot.
+    install_cleanup_hooks()

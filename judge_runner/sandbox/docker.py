@@ -14,9 +14,10 @@ attached stdin/stdout, so a command costs one fork/exec inside the container ins
 - memory (swap included), CPU and pids limits from `SandboxLimits`.
 
 The container is removed by ``close()``, which ``__exit__`` calls whatever the exception
-(Ctrl-C included); an ``atexit`` hook and a SIGTERM/SIGHUP handler remove containers a
-process still holds when it exits or is terminated. Only a SIGKILL'd process leaves a
-container behind: ``judge-runner sandbox prune`` finds those by their labels.
+(Ctrl-C included); an ``atexit`` hook and a SIGTERM/SIGHUP handler (see
+`install_cleanup_hooks`) remove containers a process still holds when it exits or is
+terminated. Only a SIGKILL'd process leaves a container behind: ``judge-runner sandbox
+prune`` finds those by their labels.
 """
 
 from __future__ import annotations
@@ -189,9 +190,11 @@ class DockerSandbox:
             return
         self._closed = True
         _unregister(self)
+        # Container first: a thread waiting on the channel then sees it end and raises,
+        # where closing our end first could leave it waiting until its deadline.
+        self._remove(self._container_id or self.name)
         if self._channel is not None:
             self._channel.close()
-        self._remove(self._container_id or self.name)
         self._client.close()
 
     def _remove(self, ref: str) -> None:
@@ -373,14 +376,20 @@ def _slug(name: str) -> str:
 # -- cleanup when the process ends --------------------------------------------------------
 
 _LIVE: dict[int, DockerSandbox] = {}
-_LIVE_LOCK = threading.Lock()
-_HOOKS_INSTALLED = False
+# Re-entrant: the signal handler runs on the main thread, possibly while it holds this lock.
+_LIVE_LOCK = threading.RLock()
+_HOOKS_LOCK = threading.Lock()
+_atexit_registered = False
+_signals_handled = False
+_warned_off_main = False
 
 
 def _register(box: DockerSandbox) -> None:
     with _LIVE_LOCK:
         _LIVE[id(box)] = box
-    _install_hooks()
+    install_cleanup_hooks()
+    if not _signals_handled:
+        _warn_no_signal_cleanup()
 
 
 def _unregister(box: DockerSandbox) -> None:
@@ -396,21 +405,43 @@ def close_all() -> None:
         box.close()
 
 
-def _install_hooks() -> None:
-    """atexit always; SIGTERM/SIGHUP only when nobody else handles them and we are on the main
-    thread (Python only allows handlers there). The handler turns the signal into SystemExit so
-    `with` blocks unwind and remove their containers, then atexit catches the rest."""
-    global _HOOKS_INSTALLED
-    if _HOOKS_INSTALLED:
+def install_cleanup_hooks() -> None:
+    """Make this process remove the containers it holds when it exits or gets SIGTERM/SIGHUP.
+
+    Idempotent. The ``atexit`` hook is registered from any thread. Signal handlers can only be
+    installed from the main thread (a Python rule), so a call from another thread registers the
+    ``atexit`` hook only and a later main-thread call adds the handlers. `DockerSandbox` calls
+    this itself; a program that opens sandboxes in worker threads (the runner's judges do)
+    must call it once on its main thread first; the ``judge-runner`` CLI does. A signal that
+    already has a handler of the application's is left alone.
+    """
+    global _atexit_registered, _signals_handled
+    with _HOOKS_LOCK:
+        if not _atexit_registered:
+            atexit.register(close_all)
+            _atexit_registered = True
+        if _signals_handled or threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            if signal.getsignal(sig) is signal.SIG_DFL:
+                signal.signal(sig, _exit_on_signal)
+        _signals_handled = True
+
+
+def _warn_no_signal_cleanup() -> None:
+    global _warned_off_main
+    if _warned_off_main:
         return
-    _HOOKS_INSTALLED = True
-    atexit.register(close_all)
-    if threading.current_thread() is not threading.main_thread():
-        return
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(sig) is signal.SIG_DFL:
-            signal.signal(sig, _exit_on_signal)
+    _warned_off_main = True
+    log.warning("sandbox.no_signal_cleanup",
+                detail="a sandbox was opened off the main thread before install_cleanup_hooks() "
+                       "ran there: a SIGTERM or SIGHUP would leave its container behind (remove "
+                       "it with `judge-runner sandbox prune`)")
 
 
 def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
+    """Remove the containers first, then unwind with SystemExit (so `with` blocks and atexit
+    still run). Removing first matters: worker threads would otherwise go on judging until
+    their case ends, and a SIGKILL that often follows a SIGTERM would leave the containers."""
+    close_all()
     raise SystemExit(128 + signum)
