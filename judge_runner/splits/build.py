@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from judge_runner.cases.dataset import Dataset
+from judge_runner.cases.models import LabelRecord
 from judge_runner.cases.validate import ValidationLimits, validate_dataset
 from judge_runner.splits.manifest import (
     MANIFEST_FILE,
@@ -62,11 +63,27 @@ def load_pool(
         if case_id not in labels:
             dropped.append(DroppedCase(case_id=case_id, reason="no label"))
             continue
-        meta = dataset.case(case_id).meta
-        domain = meta.domain.value if meta.domain is not None else "unknown"
-        pool.append(PoolCase(case_id=case_id, task=meta.task, domain=domain,
-                             label=labels[case_id].label.value))
+        pool.append(_pool_case(dataset, case_id, labels[case_id]))
     return pool, dropped
+
+
+def split_pool(dataset: Dataset, case_ids: list[str]) -> list[PoolCase]:
+    """The listed cases of a split, read without re-validating: for a dataset that
+    `BenchManifest.check_dataset` found unchanged since `bench build` validated it. Raises
+    SplitError naming the cases that have no case.json or no label."""
+    labels = dataset.labels()
+    unusable = [c for c in case_ids
+                if c not in labels or not (dataset.cases_dir / c / "case.json").is_file()]
+    if unusable:
+        raise SplitError(f"{len(unusable)} split case(s) missing or unlabeled in {dataset.root}: "
+                         f"{', '.join(unusable[:5])}")
+    return [_pool_case(dataset, c, labels[c]) for c in case_ids]
+
+
+def _pool_case(dataset: Dataset, case_id: str, label: LabelRecord) -> PoolCase:
+    meta = dataset.case(case_id).meta
+    domain = meta.domain.value if meta.domain is not None else "unknown"
+    return PoolCase(case_id=case_id, task=meta.task, domain=domain, label=label.label.value)
 
 
 def two_outcome_tasks(pool: list[PoolCase]) -> tuple[list[PoolCase], dict[str, str]]:

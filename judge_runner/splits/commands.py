@@ -15,10 +15,10 @@ from judge_runner.splits.build import (
     DEFAULT_EVAL_FRACTION,
     SplitError,
     build_splits,
-    load_pool,
+    split_pool,
 )
 from judge_runner.splits.gate import GATE_FILE, build_gate
-from judge_runner.splits.manifest import BENCH_DIR, MANIFEST_FILE, BenchManifest, read_split
+from judge_runner.splits.manifest import BENCH_DIR, read_split, verified_dataset
 
 bench_app = typer.Typer(name="bench", help="Build benchmark splits and the evolution gate.",
                         no_args_is_help=True)
@@ -80,18 +80,16 @@ def gate_command(
     dataset: Annotated[Path | None, typer.Option(
         "--dataset", help="Dataset dir (default: the one recorded in manifest.json).")] = None,
 ) -> None:
-    """Draw the fixed gate (gate.txt, gate.json) from the dev split."""
-    manifest_path = dev / MANIFEST_FILE
-    if not manifest_path.is_file() or not (dev / "dev.txt").is_file():
-        raise _fail(f"{dev}: no dev.txt / {MANIFEST_FILE}; run `judge-runner bench build` first")
-    manifest = BenchManifest.model_validate_json(manifest_path.read_text(encoding="utf-8"))
-    ds = Dataset(dataset if dataset is not None else Path(manifest.dataset))
-    dev_ids = set(read_split(dev / "dev.txt"))
-    pool, _ = load_pool(ds, ValidationLimits(**manifest.limits))
-    dev_pool = [c for c in pool if c.case_id in dev_ids]
-    if len(dev_pool) != len(dev_ids):
-        missing = sorted(dev_ids - {c.case_id for c in dev_pool})
-        raise _fail(f"{len(missing)} dev case(s) not usable in {ds.root}: {', '.join(missing[:5])}")
+    """Draw the fixed gate (gate.txt, gate.json) from the dev split.
+
+    Refuses (exit 2) a dataset that changed since `bench build`: its dev split would be stale."""
+    if not (dev / "dev.txt").is_file():
+        raise _fail(f"{dev}: no dev.txt; run `judge-runner bench build` first")
+    try:
+        ds = verified_dataset(dev, dataset)
+        dev_pool = split_pool(ds, read_split(dev / "dev.txt"))
+    except (OSError, ValueError) as exc:
+        raise _fail(str(exc)) from exc
     try:
         records = load_records(baseline) if baseline is not None else None
         gate = build_gate(dev_pool, dev, size=size, n_fail=n_fail, n_pass=n_pass, seed=seed,
