@@ -10,7 +10,7 @@ import pytest
 from judge_runner.cases import Dataset, StepKind
 from judge_runner.ingest import ImportOptions, NormalizeOptions, claude_code, import_trials
 from judge_runner.ingest.normalize import SAME_AS_FINAL, cut, normalize
-from tests.conftest import EXAMPLES, REAL_DATA
+from tests.conftest import EXAMPLES, REAL_DATA, require
 from tests.ingest.helpers import init_event, result, stream, text, tool_result, tool_use
 
 
@@ -57,15 +57,11 @@ def _raw_facts(transcript: Path) -> tuple[set[str], dict[str, str], int]:
     return errors, writes, skills
 
 
-def _sources() -> list[Path]:
-    roots = [EXAMPLES]
-    if (REAL_DATA / "MANIFEST.json").is_file():
-        roots.append(REAL_DATA)
-    return roots
-
-
-@pytest.mark.parametrize("root", _sources(), ids=lambda p: p.name)
+@pytest.mark.parametrize("root", [EXAMPLES, REAL_DATA], ids=["examples", "real"])
 def test_every_error_write_and_skill_use_survives(root: Path, tmp_path: Path) -> None:
+    if root == REAL_DATA:
+        require((REAL_DATA / "MANIFEST.json").is_file(),
+                f"real SkillsBench trials not found at {REAL_DATA}")
     out = tmp_path / "ds"
     report = import_trials([root / "trials"], out, ImportOptions(task_dirs=[root / "tasks"]))
     by_trial = {t.case_id: t.trial_path for t in report.trials}
