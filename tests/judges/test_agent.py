@@ -82,6 +82,21 @@ def test_scripted_session_writes_four_products_with_resolving_citations(
     assert not problems and len(entries) == len(fake_api.bodies) == 6
 
 
+def test_transcript_keeps_the_start_event_and_a_rerun_replaces_it(
+    fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    for _attempt in range(2):
+        fake_api.push(*sessions.good_session(41))
+        agent(fake_api).judge(dataset.case("c-fail"), out)
+    lines = [json.loads(x) for x in (out / TRANSCRIPT_FILE).read_text().splitlines()]
+    kinds = [(x["kind"], x.get("event")) for x in lines]
+    assert kinds == [("judge_event", "start"), *[("model_call", None)] * 6,
+                     ("judge_event", "end")]
+    assert lines[0]["case_id"] == "c-fail" and "submit_verdict" in lines[0]["tools"]
+    assert lines[-1]["decision"] == "fail"
+
+
 def test_bundled_cases_plan_inspect_decide_with_one_prefix(
     fake_api: FakeMessagesServer, examples: Dataset, sandbox_kind: str, tmp_path: Path
 ) -> None:

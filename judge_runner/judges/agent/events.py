@@ -15,9 +15,10 @@ from judge_runner.judges.products import TRANSCRIPT_FILE
 
 
 def start(out_dir: Path, case_id: str, system_sha256: str, tools: list[str]) -> None:
-    """Begin a fresh transcript (a rerun into the same folder replaces the old one)."""
+    """Append the start event. The case's recording client owns the transcript file and has
+    already replaced an earlier attempt's, so this appends rather than truncating."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    _write(out_dir, "w", {"event": "start", "case_id": case_id,
+    _write(out_dir, "a", {"event": "start", "case_id": case_id,
                           "system_sha256": system_sha256, "tools": tools})
 
 

@@ -104,8 +104,12 @@ class AgentJudge:
         run = _Run(self, started)
         case_id = case.root.name
         system_text = self.system_prompt
-        events.start(out_dir, case_id, prompt.sha256(system_text), [t["name"] for t in self.tools])
         try:
+            # The client starts this case's transcript afresh (replacing an earlier attempt's),
+            # so it is made before the start event is written into that transcript.
+            client = self.clients(out_dir)
+            events.start(out_dir, case_id, prompt.sha256(system_text),
+                         [t["name"] for t in self.tools])
             try:
                 overview = prompt.render_case(case, DEFAULT_PAGE_CHARS)
                 case_id = case.id
@@ -117,7 +121,7 @@ class AgentJudge:
                 raise SessionError(f"sandbox could not be opened: {exc}") from None
             with sandbox:
                 run.session = Session(sandbox=sandbox, allow_abstain=self.allow_abstain)
-                run.loop(self.clients(out_dir), system_text, overview)
+                run.loop(client, system_text, overview)
         except SessionError as exc:
             run.error = str(exc)
         except SandboxError as exc:
