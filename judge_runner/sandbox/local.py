@@ -17,7 +17,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import resource
 import selectors
 import shutil
 import signal
@@ -44,6 +43,14 @@ from judge_runner.sandbox.output import CappedStream
 
 log = get_logger(__name__)
 
+# $1 address space (KiB), $2 CPU seconds, $3 file size (KiB; bash's unit outside POSIX mode),
+# $4 processes; then the argv to run. Each ulimit sets the soft and the hard limit.
+_RLIMITS = f"""
+ulimit -v "$1" -t "$2" -f "$3" -u "$4" -c 0 || {{
+  echo "sandbox: cannot set the resource limits" >&2; exit {CANNOT_START}; }}
+shift 4
+exec "$@"
+"""
 
 
 class LocalSandbox:
@@ -149,9 +156,9 @@ class LocalSandbox:
         }
         try:
             proc = subprocess.Popen(
-                argv, cwd=self.case_path, env=env, stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
-                preexec_fn=self._apply_rlimits,
+                self._with_rlimits(argv), cwd=self.case_path, env=env,
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                start_new_session=True,
             )
         except OSError as exc:  # too long for argv, no process left: a failed command
             err.feed(f"sandbox: cannot start the command: {exc}\n".encode())
@@ -163,16 +170,13 @@ class LocalSandbox:
         code = proc.wait()
         return finished, code
 
-    def _apply_rlimits(self) -> None:
-        """Runs in the child between fork and exec: everything it starts inherits the limits."""
+    def _with_rlimits(self, argv: list[str]) -> list[str]:
+        """argv under a bash that sets the limits and execs it: everything it starts inherits
+        them. A shell rather than ``preexec_fn``, which is unsafe in a threaded program (judges
+        run in worker threads). Limits the host does not allow are a failed command (126)."""
         lim = self.limits
-        memory = lim.memory_mb << 20
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_seconds, lim.cpu_seconds))
-        fsize = lim.scratch_mb << 20
-        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        resource.setrlimit(resource.RLIMIT_NPROC, (lim.pids, lim.pids))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        values = (lim.memory_mb << 10, lim.cpu_seconds, lim.scratch_mb << 10, lim.pids)
+        return ["bash", "-c", _RLIMITS, "jr-limits", *map(str, values), *argv]
 
     def read_file(self, path: str, max_bytes: int | None = None) -> bytes:
         """Same contract as `DockerSandbox.read_file`; `path` uses the /case, /scratch view."""

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -61,6 +63,23 @@ def test_background_leftovers_are_killed(box: LocalSandbox) -> None:
 def test_memory_rlimit(box: LocalSandbox) -> None:
     hog = box.exec("python3 -c \"x = bytearray(2 * 1024 * 2**20); print('allocated')\"")
     assert "MemoryError" in hog.stderr and "allocated" not in hog.stdout
+
+
+def test_every_rlimit_is_set_in_commands_run_from_worker_threads(planted: Planted) -> None:
+    limits = SandboxLimits(memory_mb=512, cpu_seconds=7, scratch_mb=3, pids=99)
+    probe = "ulimit -v; ulimit -t; ulimit -f; ulimit -u; ulimit -c"
+    with LocalSandbox(planted.case_dir, limits=limits) as sandbox, \
+            ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda _: sandbox.exec(probe), range(8)))
+    assert {r.stdout for r in results} == {f"{512 << 10}\n7\n{3 << 10}\n99\n0\n"}
+
+
+def test_cpu_time_rlimit(planted: Planted) -> None:
+    with LocalSandbox(planted.case_dir, limits=SandboxLimits(cpu_seconds=1)) as sandbox:
+        spin = sandbox.exec("python3 -c 'while True: pass'", timeout=30)
+    # Soft and hard limit are equal, so Linux sends SIGKILL along with SIGXCPU.
+    assert not spin.timed_out and spin.exit_code in (128 + signal.SIGXCPU, 128 + signal.SIGKILL)
+    assert spin.duration < 15
 
 
 def test_file_size_rlimit(planted: Planted) -> None:
