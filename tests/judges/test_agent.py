@@ -453,3 +453,36 @@ def test_agent_needs_a_sandbox_and_known_knobs(fake_api: FakeMessagesServer) -> 
         agent(fake_api, max_turn=3)
     with pytest.raises(JudgeConfigError, match="bad budget"):
         agent(fake_api, max_turns=0)
+
+
+def test_read_file_pages_a_file_larger_than_the_sandbox_read_limit(
+    dataset: Dataset, tmp_path: Path
+) -> None:
+    from judge_runner.judges.agent.session import READ_CAP_BYTES, Session
+    from judge_runner.sandbox.limits import SandboxLimits
+    from judge_runner.sandbox.local import LocalSandbox
+
+    case = dataset.case("c-pass")
+    line = "0123456789abcdef é\n"  # 20 bytes, 19 characters
+    big = line * (READ_CAP_BYTES // 20 + 1000)
+    (case.root / "big.txt").write_text(big)
+    size = len(big.encode())
+
+    def read(session: Session, path: str, offset: int = 0, limit: int = 100) -> tuple[str, bool]:
+        result = session.handle({"type": "tool_use", "id": f"r{offset}", "name": "read_file",
+                                 "input": {"path": path, "offset": offset, "limit": limit}})
+        return result.content, result.is_error
+
+    with LocalSandbox(case.root, limits=SandboxLimits(max_read_bytes=4096)) as sandbox:
+        session = Session(sandbox=sandbox, allow_abstain=False)
+        content, is_error = read(session, "/case/big.txt")
+        header, _, page = content.partition("\n")
+        assert not is_error and page == big[:100]
+        assert header.startswith("[/case/big.txt: characters 0-100 of more than ")
+        assert f"(the file has {size} bytes); next offset 100]" in header
+        content, is_error = read(session, "/case/big.txt", 1_000_000, 60_000)
+        assert not is_error and content.partition("\n")[2] == big[1_000_000:1_060_000]
+        content, is_error = read(session, "/case/big.txt", READ_CAP_BYTES, 10)
+        assert is_error and f"the file has {size} bytes" in content and "bash" in content
+        content, is_error = read(session, "/case/instruction.md", 0, 20_000)
+        assert not is_error and content.partition("\n")[0].endswith("; end of file]")

@@ -17,6 +17,8 @@ Sandbox failures (`SandboxError`) propagate: the session cannot continue without
 
 from __future__ import annotations
 
+import codecs
+import shlex
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +32,7 @@ from judge_runner.judges.base import EvidenceRef, Inspection, Plan, PlanItem
 from judge_runner.sandbox.base import ExecResult, Sandbox
 
 MAX_TOOL_OUTPUT_CHARS = 30_000
+READ_CAP_BYTES = 8 << 20  # the most read_file fetches for one page, whatever the file's size
 _HEAD_CHARS = 24_000
 
 
@@ -110,19 +113,41 @@ class Session:
         return ToolResult(call_id, text)
 
     def _read_file(self, call_id: str, args: BaseModel) -> ToolResult:
+        """One page of a file. Only the bytes the page needs are fetched (at most
+        READ_CAP_BYTES), so a file larger than the sandbox's read limit still pages; a page
+        beyond that cap is a tool error pointing to bash."""
         assert isinstance(args, t.ReadFileInput)
+        # 4 bytes per character covers any UTF-8 text up to the end of the page.
+        want = min((args.offset + args.limit) * 4 + 4, READ_CAP_BYTES)
         try:
-            data = self.sandbox.read_file(args.path)
+            data = self.sandbox.read_file(args.path, max_bytes=want)
         except (FileNotFoundError, IsADirectoryError, PermissionError, ValueError) as exc:
             return ToolResult(call_id, f"error: cannot read {args.path}: {exc}", True)
-        text = data.decode("utf-8", errors="replace")
+        whole = len(data) < want
+        # A prefix may end inside a character: the incremental decoder holds those bytes back.
+        text = codecs.getincrementaldecoder("utf-8")("replace").decode(data, final=whole)
+        if whole:
+            total = f"{len(text)}"
+        else:
+            size = self._size(args.path)
+            if args.offset >= len(text):
+                return ToolResult(
+                    call_id, f"error: offset {args.offset} is past the first {len(text)} "
+                    f"characters, the most read_file pages through; the file has {size} bytes. "
+                    "Use bash (tail -c, grep -n, sed -n) for later parts.", True)
+            total = f"more than {len(text)} (the file has {size} bytes)"
         end = min(len(text), args.offset + args.limit)
         page = text[args.offset : end]
-        tail = f"next offset {end}" if end < len(text) else "end of file"
-        header = f"[{args.path}: characters {args.offset}-{end} of {len(text)}; {tail}]"
+        tail = f"next offset {end}" if end < len(text) or not whole else "end of file"
+        header = f"[{args.path}: characters {args.offset}-{end} of {total}; {tail}]"
         content = f"{header}\n{page}"
         self.outputs[call_id] = content
         return ToolResult(call_id, content)
+
+    def _size(self, path: str) -> str:
+        result = self.sandbox.exec(f"wc -c < {shlex.quote(path)}", timeout=30)
+        size = result.stdout.strip()
+        return size if result.exit_code == 0 and size.isdigit() else "an unknown number of"
 
     # --- protocol tools --------------------------------------------------------------------
     def _write_plan(self, call_id: str, args: BaseModel) -> ToolResult:
