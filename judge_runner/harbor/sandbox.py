@@ -121,7 +121,8 @@ class HarborSandbox:
         out = CappedStream(self.limits.output_cap)
         out.feed((result.stdout or "").encode("utf-8", errors="replace"))
         is_timeout = timed_out(result.return_code, duration, limit)
-        return ExecResult(stdout=out.text(), stderr="", exit_code=result.return_code,
+        return ExecResult(stdout=out.text(), stderr="",
+                          exit_code=None if is_timeout else result.return_code,
                           timed_out=is_timeout, truncated=out.truncated,
                           duration=round(duration, 3))
 

@@ -1,16 +1,23 @@
-"""HarborSandbox inside a real Harbor trial: a command past its timeout is killed, with the
+"""HarborSandbox over an environment running this host's shell: the Sandbox contract (results,
+timeouts, files). Inside a real Harbor trial: a command past its timeout is killed, with the
 children it left in the background, and the judge is told so; the judge's user has its scratch
 space but cannot write where verdicts, rewards or tests live."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from judge_runner.cases.dataset import Dataset
 from judge_runner.harbor.export import ExportOptions, export_tasks
+from judge_runner.harbor.sandbox import HarborSandbox
+from judge_runner.sandbox import SandboxLimits
 from tests.fakeapi.server import FakeMessagesServer, ReceivedRequest, Scripted, reply, tool_use
 from tests.harbor.conftest import (
     harbor_env,
@@ -20,7 +27,67 @@ from tests.harbor.conftest import (
 )
 from tests.harbor.scripted import tool_results
 
-pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+@dataclass(frozen=True)
+class HostResult:
+    stdout: str | None
+    stderr: str | None
+    return_code: int
+
+
+class HostEnvironment:
+    """The exec of a Harbor environment over this host's bash, with stdout and stderr merged
+    as Harbor returns them. `user` is ignored: the commands run as the test's own user."""
+
+    async def exec(
+        self,
+        command: str,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        timeout_sec: int | None = None,
+        user: str | int | None = None,
+    ) -> HostResult:
+        proc = await asyncio.create_subprocess_exec(
+            "bash", "-c", command, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        out, _ = await asyncio.wait_for(proc.communicate(), timeout_sec)
+        assert proc.returncode is not None
+        return HostResult(stdout=out.decode(), stderr=None, return_code=proc.returncode)
+
+
+@pytest.fixture
+def host_box(tmp_path: Path) -> Iterator[HarborSandbox]:
+    """A HarborSandbox whose environment lives on an event loop in another thread, as in a
+    trial (the sandbox is called from the judge's worker thread, never from the loop)."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        with HarborSandbox(HostEnvironment(), loop, SandboxLimits(kill_grace=0.5)) as box:
+            yield box
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+        loop.close()
+
+
+def test_a_finished_command_keeps_its_exit_code_and_output(host_box: HarborSandbox) -> None:
+    result = host_box.exec("echo out; echo err >&2; exit 3")
+    assert (result.exit_code, result.timed_out) == (3, False)
+    assert result.stdout == "out\nerr\n" and result.stderr == ""
+
+
+def test_a_timed_out_command_has_no_exit_code(host_box: HarborSandbox) -> None:
+    result = host_box.exec("echo started; sleep 30", timeout=1)
+    assert result.timed_out and result.exit_code is None
+    assert result.stdout == "started\n" and result.duration < 10
+
+
+def test_a_command_exiting_124_on_its_own_is_not_a_timeout(host_box: HarborSandbox) -> None:
+    result = host_box.exec("exit 124", timeout=5)
+    assert (result.exit_code, result.timed_out) == (124, False)
+
+
 
 SLEEPER = "sleep 300 & sleep 301"
 # A child that drops the sweep marker and leaves the session: only the end-of-judging kill stops it.
@@ -63,6 +130,8 @@ class TimeoutScript:
                                                  "citations": ["I1"]}))
 
 
+@pytest.mark.docker
+@pytest.mark.slow
 def test_timeouts_kill_children_and_the_judge_cannot_write_outside_scratch(
     examples_dataset: Dataset, harbor_cli: Path, judge_image: str, tmp_path: Path
 ) -> None:
