@@ -32,6 +32,7 @@ from judge_runner.judges.base import EvidenceRef, Inspection, Plan, PlanItem
 from judge_runner.sandbox.base import ExecResult, Sandbox
 
 MAX_TOOL_OUTPUT_CHARS = 30_000
+WHOLE_READ_BYTES = 4 << 20  # files up to this size are read whole, so pages know the length
 READ_CAP_BYTES = 8 << 20  # the most read_file fetches for one page, whatever the file's size
 _HEAD_CHARS = 24_000
 
@@ -113,12 +114,13 @@ class Session:
         return ToolResult(call_id, text)
 
     def _read_file(self, call_id: str, args: BaseModel) -> ToolResult:
-        """One page of a file. Only the bytes the page needs are fetched (at most
-        READ_CAP_BYTES), so a file larger than the sandbox's read limit still pages; a page
-        beyond that cap is a tool error pointing to bash."""
+        """One page of a file. A large file is fetched only as far as the page needs (at most
+        READ_CAP_BYTES), so a file over the sandbox's read limit still pages, with its size in
+        bytes; a page beyond that cap is a tool error pointing to bash."""
         assert isinstance(args, t.ReadFileInput)
-        # 4 bytes per character covers any UTF-8 text up to the end of the page.
-        want = min((args.offset + args.limit) * 4 + 4, READ_CAP_BYTES)
+        # Files up to WHOLE_READ_BYTES are read whole (the header gives their exact length);
+        # beyond, 4 bytes per character covers any UTF-8 text up to the end of the page.
+        want = min(max((args.offset + args.limit) * 4 + 4, WHOLE_READ_BYTES), READ_CAP_BYTES)
         try:
             data = self.sandbox.read_file(args.path, max_bytes=want)
         except (FileNotFoundError, IsADirectoryError, PermissionError, ValueError) as exc:
