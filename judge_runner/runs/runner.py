@@ -144,26 +144,27 @@ def judge_one(judge: Judge, case: CasePackage, out_dir: Path) -> Verdict:
 
     A package that is unsafe to judge (a label or evidence file inside it, an artifact stored
     outside `artifacts/`, see `package_problems`) is never shown to the judge: it is an ERROR
-    verdict naming the problems, with products written for it.
+    verdict naming the problems. Every ERROR made here also rewrites the case's products, so no
+    plan.md or verdict.json of an earlier attempt (or of the wrong case) stays behind.
     """
     case_id = case.root.name
     started = time.monotonic()
-    problems = package_problems(case, Dataset(case.root.parent.parent).evidence_dir(case_id))
-    if problems:
+
+    def error(reason: str) -> Verdict:
         verdict = Verdict(case_id=case_id, judge=judge.name, decision=Decision.ERROR,
-                          error="invalid case package, not judged: "
-                          + "; ".join(str(p) for p in problems),
-                          duration_s=time.monotonic() - started)
+                          error=reason, duration_s=time.monotonic() - started)
         write_products(out_dir, None, [], verdict)
         return verdict
+
+    problems = package_problems(case, Dataset(case.root.parent.parent).evidence_dir(case_id))
+    if problems:
+        return error("invalid case package, not judged: " + "; ".join(map(str, problems)))
     try:
         verdict = judge.judge(case, out_dir)
     except Exception as exc:  # a judge must not raise; if it does, the case is an error
-        verdict = Verdict(case_id=case_id, judge=judge.name, decision=Decision.ERROR,
-                          error=f"judge raised {type(exc).__name__}: {exc}")
+        return error(f"judge raised {type(exc).__name__}: {exc}")
     if verdict.case_id != case_id:
-        verdict = Verdict(case_id=case_id, judge=judge.name, decision=Decision.ERROR,
-                          error=f"judge returned a verdict for {verdict.case_id!r}")
+        return error(f"judge returned a verdict for {verdict.case_id!r}")
     if verdict.duration_s == 0.0:
         verdict = verdict.model_copy(update={"duration_s": time.monotonic() - started})
     return verdict

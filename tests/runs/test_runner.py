@@ -7,12 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases import ArtifactProvenance, ArtifactRecord, Dataset
+from judge_runner.cases import ArtifactProvenance, ArtifactRecord, CasePackage, Dataset
 from judge_runner.cases.models import Domain, Label
-from judge_runner.judges.base import Decision
+from judge_runner.judges.base import Decision, Plan, PlanItem, Verdict
+from judge_runner.judges.products import (
+    LOG_FILE,
+    NO_PLAN,
+    PLAN_FILE,
+    VERDICT_FILE,
+    read_verdict,
+    write_products,
+)
 from judge_runner.judges.registry import JudgeOptions, UnknownJudgeError, build_judge
 from judge_runner.runs.records import load_records
-from judge_runner.runs.runner import MissingCasesError, run_eval
+from judge_runner.runs.runner import MissingCasesError, judge_one, run_eval
 from judge_runner.runs.store import ConfigMismatchError, RunStore
 from tests.runs.casebuild import Spec, mixed_specs, write_dataset
 from tests.runs.scripted_judge import ScriptedJudge
@@ -132,3 +140,41 @@ def test_an_unsafe_package_is_an_error_and_never_judged(tmp_path: Path) -> None:
     assert sorted(_calls(tmp_path)) == ds.case_ids()[1:]  # the judge never saw it
     written = json.loads((tmp_path / "run" / "cases" / bad.root.name / "verdict.json").read_text())
     assert written["decision"] == "error"
+
+
+def test_an_error_rewrites_the_products_of_an_earlier_attempt(tmp_path: Path) -> None:
+    ds = Dataset(write_dataset(tmp_path / "ds", [Spec("case-x", "t", None, Label.PASS, "odd")]))
+    out = tmp_path / "run" / "cases" / "case-x"
+    run_eval(_judge(tmp_path), ds, ["case-x"], tmp_path / "run", progress=False,
+             write_reports=False)
+    assert "unknown answer 'odd'" in (out / VERDICT_FILE).read_text()
+    assert "P1" in (out / PLAN_FILE).read_text()
+    (ds.cases_dir / "case-x" / "artifacts" / "answer.txt").write_text("raise\n")
+    run_eval(_judge(tmp_path), ds, ["case-x"], tmp_path / "run", progress=False,
+             retry_errors=True, write_reports=False)
+    assert "judge raised RuntimeError: scripted failure" in (out / VERDICT_FILE).read_text()
+    assert (out / PLAN_FILE).read_text() == NO_PLAN and (out / LOG_FILE).read_text() == ""
+
+
+class _OtherCaseJudge:
+    """A broken judge: answers every case with a verdict (and products) for `case-other`."""
+
+    name = "other"
+
+    def config(self) -> dict[str, str]:
+        return {}
+
+    def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
+        verdict = Verdict(case_id="case-other", judge=self.name, decision=Decision.PASS)
+        write_products(out_dir, Plan(items=[PlanItem(id="P9", what="w", where="w", support="s",
+                                                     refute="r")]), [], verdict)
+        return verdict
+
+
+def test_a_verdict_for_another_case_is_an_error_with_its_own_products(tmp_path: Path) -> None:
+    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(1)))
+    out = tmp_path / "out"
+    verdict = judge_one(_OtherCaseJudge(), ds.case("case-000"), out)
+    assert verdict.decision is Decision.ERROR and verdict.case_id == "case-000"
+    assert read_verdict(out) == verdict
+    assert (out / PLAN_FILE).read_text() == NO_PLAN
