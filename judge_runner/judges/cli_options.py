@@ -84,6 +84,7 @@ def judge_options(
 ) -> JudgeOptions:
     return JudgeOptions(
         skill=None if skill in (None, NO_SKILL) else Path(skill),
+        no_skill=skill == NO_SKILL,
         model=model,
         models=[m.strip() for m in models.split(",") if m.strip()] if models else [],
         base_url=base_url,

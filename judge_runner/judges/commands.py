@@ -46,9 +46,6 @@ def judge_command(
     if not (case / "case.json").is_file():
         raise typer.BadParameter(f"{case}: no case.json; give a case package directory",
                                  param_hint="CASE")
-    if judge == "agent" and skill is None:
-        raise typer.BadParameter("the agent judge needs --skill DIR (or --skill none)",
-                                 param_hint="--skill")
     built = build_or_exit(judge, judge_options(
         skill=skill, model=model, models=models, base_url=base_url, sandbox=sandbox,
         replay=replay, allow_abstain=allow_abstain, knobs=option))

@@ -21,7 +21,8 @@ class JudgeOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    skill: Path | None = None  # a JudgeSkill directory, or None for "no JudgeSkill"
+    skill: Path | None = None  # a JudgeSkill directory; None: none given
+    no_skill: bool = False  # the caller chose to judge without a JudgeSkill (`--skill none`)
     model: str | None = None
     models: list[str] = Field(default_factory=list)  # multi-judge panel
     base_url: str | None = None

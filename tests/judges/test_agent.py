@@ -12,6 +12,7 @@ import pytest
 from judge_runner.cases import Dataset
 from judge_runner.judges.agent import AgentJudge, make_judge
 from judge_runner.judges.base import Decision, Outcome
+from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.products import (
     LOG_FILE,
     PLAN_FILE,
@@ -33,7 +34,7 @@ FAST_RETRY = {"initial_wait_s": 0.0, "jitter_s": 0.0, "max_wait_s": 0.0, "max_at
 def options(api: FakeMessagesServer | None, sandbox: str = "local", skill: Path | None = V1,
             **extra: Any) -> JudgeOptions:
     return JudgeOptions(
-        skill=skill, model="claude-test", sandbox=sandbox,
+        skill=skill, no_skill=skill is None, model="claude-test", sandbox=sandbox,
         base_url=api.base_url if api is not None else "http://127.0.0.1:9",
         extra={"retry": FAST_RETRY, "timeout_s": 1.0, **extra},
     )
@@ -415,6 +416,13 @@ def test_agent_without_skill_uses_base_prompt_only(
     system = fake_api.bodies[0]["system"][0]["text"]
     assert "JudgeSkill" not in system and "write_plan" in system
     assert judge.config()["skill"] is None
+
+
+def test_no_skill_must_be_said_explicitly() -> None:
+    with pytest.raises(JudgeConfigError, match="needs --skill DIR"):
+        make_judge(JudgeOptions(model="m", sandbox="local"))
+    with pytest.raises(JudgeConfigError, match="both"):
+        make_judge(JudgeOptions(model="m", sandbox="local", skill=V1, no_skill=True))
 
 
 def test_command_problems_are_tool_errors_not_session_errors(

@@ -68,6 +68,22 @@ def test_eval_bad_input_is_a_clear_error(tmp_path: Path) -> None:
     assert done.returncode == 2 and "unknown judge 'nosuch'" in done.stderr
 
 
+def test_every_judging_command_needs_a_skill_choice_for_the_agent(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from judge_runner.cli import app
+
+    ds = write_dataset(tmp_path / "ds", mixed_specs(2))
+    common = ["--judge", "agent", "--model", "m", "--sandbox", "local", "--no-progress"]
+    for command in (["eval", str(ds), "--run-dir", str(tmp_path / "run")],
+                    ["verdicts", str(ds), "--out", str(tmp_path / "pool")]):
+        result = CliRunner().invoke(app, [*command, *common])
+        assert result.exit_code == 2, (command[0], result.output)
+        message = " ".join(result.output.replace("│", " ").split())  # unwrap the rich box
+        assert "needs --skill DIR (or --skill none" in message, command[0]
+        assert not (tmp_path / "run").exists() and not (tmp_path / "pool" / "run.sqlite").exists()
+
+
 @pytest.mark.slow
 def test_kill_9_then_rerun_judges_each_case_once(tmp_path: Path) -> None:
     n, concurrency = 24, 2

@@ -1,6 +1,7 @@
 """The agent judge: plan → inspections in the case sandbox → verdict, following a JudgeSkill.
 
-`make_judge(options)` builds it from JudgeOptions; `options.skill` None means no JudgeSkill.
+`make_judge(options)` builds it from JudgeOptions. The JudgeSkill is never implied: the
+options name one (`skill`) or say explicitly that there is none (`no_skill`, `--skill none`).
 Budgets come from `options.extra` (max_turns, max_total_tokens, max_wall_s, max_invalid,
 max_nudges, max_output_tokens); an unknown key is an error.
 """
@@ -22,9 +23,14 @@ __all__ = ["AgentJudge", "Budgets", "make_judge"]
 
 
 def make_judge(options: JudgeOptions) -> AgentJudge:
-    """Build the agent judge. Raises JudgeConfigError for a missing model, a bad skill directory
-    or bad budget values."""
+    """Build the agent judge. Raises JudgeConfigError for a missing model, no skill choice (a
+    skill directory or `no_skill`), a bad skill directory or bad budget values."""
     model = require_model(options, "agent")
+    if options.skill is None and not options.no_skill:
+        raise JudgeConfigError("the agent judge needs --skill DIR (or --skill none to judge "
+                               "without a JudgeSkill)")
+    if options.skill is not None and options.no_skill:
+        raise JudgeConfigError("both a JudgeSkill and no JudgeSkill were asked for")
     if options.sandbox == "none":
         raise JudgeConfigError("the agent judge inspects cases in a sandbox: use --sandbox "
                                "docker, local or auto")
