@@ -45,11 +45,16 @@ class JudgeConfigError(ValueError):
 CLIENT_KNOBS = frozenset({"timeout_s", "retry"})
 
 
-def check_knobs(options: JudgeOptions, judge: str, knobs: set[str] | frozenset[str]) -> None:
-    """Raise JudgeConfigError for an `extra` key this judge does not know (likely a typo)."""
-    unknown = sorted(set(options.extra) - knobs - CLIENT_KNOBS)
+def check_knobs(options: JudgeOptions, judge: str, knobs: set[str] | frozenset[str],
+                *, model_client: bool = True) -> None:
+    """Raise JudgeConfigError for an `extra` key this judge does not know (likely a typo).
+
+    The model client's knobs (CLIENT_KNOBS) are known to every judge that has a `model_client`.
+    """
+    allowed = set(knobs) | (CLIENT_KNOBS if model_client else set())
+    unknown = sorted(set(options.extra) - allowed)
     if unknown:
-        known = ", ".join(sorted(knobs | CLIENT_KNOBS))
+        known = ", ".join(sorted(allowed)) or "none"
         raise JudgeConfigError(f"unknown option(s) for the {judge} judge: {unknown}; "
                                f"known: {known}")
 

@@ -6,8 +6,9 @@ optimizer's `propose`.
 
 from __future__ import annotations
 
+from judge_runner.judges.llm import check_knobs
 from judge_runner.judges.registry import JudgeOptions
-from judge_runner.judges.rules.judge import RulesJudge, default_skill_dir
+from judge_runner.judges.rules.judge import NAME, RulesJudge, default_skill_dir
 from judge_runner.judges.rules.spec import RulesError, RuleSet, dump_rules, load_rules
 
 NO_SANDBOX = frozenset({"none", "auto"})
@@ -20,8 +21,11 @@ def make_judge(options: JudgeOptions) -> RulesJudge:
 
     Uses ``options.skill`` (a JudgeSkill directory holding checks.toml) or the bundled
     `judgeskills/v1`. Raises `RulesError` when checks.toml is missing or invalid, and
-    `ValueError` for a sandbox other than none/auto: no check executes artifacts yet.
+    `ValueError` for a sandbox other than none/auto (no check executes artifacts yet), and
+    `JudgeConfigError` for any `-o` knob: the rules judge has none (its settings live in
+    checks.toml).
     """
+    check_knobs(options, NAME, frozenset(), model_client=False)
     if options.sandbox not in NO_SANDBOX:
         raise ValueError(f"the rules judge runs without a sandbox; got sandbox={options.sandbox!r}"
                          " (use --sandbox none)")

@@ -45,9 +45,10 @@ class RulesJudge:
         self.rules_sha256 = hashlib.sha256((skill_dir / CHECKS_FILE).read_bytes()).hexdigest()
 
     def config(self) -> dict[str, Any]:
+        """What decides the verdicts: the rules' content, not where they were read from (the
+        same skill reached by another path is the same configuration)."""
         return {
             "judge": NAME,
-            "skill": str(self.skill_dir),
             "rules_sha256": self.rules_sha256,
             "allow_abstain": self.allow_abstain,
             "sandbox": "none",

@@ -9,6 +9,7 @@ import pytest
 from judge_runner.cases import TerminationStatus
 from judge_runner.ingest.normalize import SAME_AS_FINAL
 from judge_runner.judges.base import Decision, Outcome
+from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE, read_log, read_verdict
 from judge_runner.judges.registry import JudgeOptions, build_judge
 from judge_runner.judges.rules import RulesJudge, make_judge
@@ -78,7 +79,34 @@ def test_registry_builds_the_rules_judge_and_config_names_the_rules() -> None:
     built = build_judge("rules", JudgeOptions())
     assert isinstance(built, RulesJudge)
     config = built.config()
-    assert config["skill"] == str(default_skill_dir()) and len(config["rules_sha256"]) == 64
+    assert len(config["rules_sha256"]) == 64
+
+
+def test_config_depends_on_the_rules_content_not_the_path(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    import shutil
+
+    from judge_runner.runs.store import config_hash
+
+    def hashed(skill: Path) -> str:
+        built = make_judge(JudgeOptions(skill=skill, sandbox="none"))
+        return config_hash(built.name, built.config())
+
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(default_skill_dir(), tmp_path / "judgeskills" / "v1")
+    assert hashed(Path("judgeskills/v1")) == hashed(Path("./judgeskills/v1")) \
+        == hashed(tmp_path / "judgeskills" / "v1") == hashed(default_skill_dir())
+    checks = tmp_path / "judgeskills" / "v1" / "checks.toml"
+    checks.write_text(checks.read_text().replace("pass_threshold", "# edited\npass_threshold", 1))
+    assert hashed(Path("judgeskills/v1")) != hashed(default_skill_dir())
+
+
+def test_unknown_knobs_are_refused() -> None:
+    with pytest.raises(JudgeConfigError, match=r"unknown option\(s\) for the rules judge: "
+                                               r"\['typo'\]; known: none"):
+        make_judge(JudgeOptions(sandbox="none", extra={"typo": 1}))
+    with pytest.raises(JudgeConfigError, match="timeout_s"):  # no model, so no client knobs
+        make_judge(JudgeOptions(sandbox="none", extra={"timeout_s": 5}))
 
 
 def test_sandboxes_are_refused_with_a_clear_message() -> None:
