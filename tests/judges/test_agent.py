@@ -61,7 +61,8 @@ def test_scripted_session_writes_four_products_with_resolving_citations(
     verdict = agent(fake_api, sandbox_kind).judge(dataset.case("c-fail"), out)
 
     assert verdict.decision == Decision.FAIL, verdict.error
-    assert verdict.details["sandbox"] == sandbox_kind
+    assert verdict.details["sandbox"] == {"kind": sandbox_kind,
+                                          "isolated": sandbox_kind == "docker"}
     for name in (PLAN_FILE, LOG_FILE, VERDICT_FILE, TRANSCRIPT_FILE):
         assert (out / name).is_file(), name
     assert "## P1: out.json holds the right total (task-critical)" in (out / PLAN_FILE).read_text()
@@ -416,6 +417,20 @@ def test_agent_without_skill_uses_base_prompt_only(
     system = fake_api.bodies[0]["system"][0]["text"]
     assert "JudgeSkill" not in system and "write_plan" in system
     assert judge.config()["skill"] is None
+
+
+def test_config_names_the_sandbox_asked_for_and_verdicts_the_one_used(
+    fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
+) -> None:
+    from judge_runner.runs.store import config_hash
+
+    local, auto = agent(fake_api, "local"), agent(fake_api, "auto")
+    assert local.config()["sandbox"] == "local" and auto.config()["sandbox"] == "auto"
+    assert config_hash(local.name, local.config()) != config_hash(auto.name, auto.config())
+    fake_api.push(*sessions.good_session(41))
+    verdict = local.judge(dataset.case("c-fail"), tmp_path / "out")
+    assert verdict.details["sandbox"] == {"kind": "local", "isolated": False}
+    assert read_verdict(tmp_path / "out").details["sandbox"]["isolated"] is False
 
 
 def test_no_skill_must_be_said_explicitly() -> None:

@@ -52,4 +52,5 @@ def make_judge(options: JudgeOptions) -> AgentJudge:
         allow_abstain=options.allow_abstain,
         budgets=budgets,
         name="agent" if skill is not None else "agent-noskill",
+        sandbox=options.sandbox,
     )

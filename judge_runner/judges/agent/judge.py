@@ -66,6 +66,9 @@ class AgentJudge:
     sandboxes: opens the Sandbox of a case.
     allow_abstain: offer `abstain` (off by default).
     budgets: turn/token/time limits.
+    sandbox: the sandbox kind asked for (docker | local | auto | ...), part of the
+        configuration; each verdict's `details["sandbox"]` records the kind actually used and
+        whether it isolated the commands (auto falls back to local without Docker).
     """
 
     model: str
@@ -75,6 +78,7 @@ class AgentJudge:
     allow_abstain: bool = False
     budgets: Budgets = field(default_factory=Budgets)
     name: str = "agent"
+    sandbox: str = "auto"
 
     @property
     def system_prompt(self) -> str:
@@ -94,6 +98,7 @@ class AgentJudge:
             },
             "allow_abstain": self.allow_abstain,
             "budgets": self.budgets.model_dump(),
+            "sandbox": self.sandbox,
             "system_sha256": prompt.sha256(self.system_prompt),
             "temperature": 0.0,
         }
@@ -215,7 +220,8 @@ class _Run:
                 "plan_revisions": session.plan_revisions,
                 "inspections": len(session.log),
                 "evidence": _evidence_counts(session),
-                "sandbox": session.sandbox.kind,
+                "sandbox": {"kind": session.sandbox.kind,
+                            "isolated": session.sandbox.isolated},
             }
         common: dict[str, Any] = {
             "case_id": case_id, "judge": self.judge.name, "usage": self.usage,
