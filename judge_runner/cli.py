@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import importlib
 import json
 from typing import Annotated
 
 import typer
-
-from judge_runner import log
 
 app = typer.Typer(
     name="judge-runner",
@@ -17,25 +14,14 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-# Modules exposing `register(app: typer.Typer) -> None`, in help order.
-_STAGE_COMMANDS = (
-    "judge_runner.ingest.commands",
-    "judge_runner.sandbox.commands",
-    "judge_runner.skills.commands",
-    "judge_runner.judges.commands",
-    "judge_runner.splits.commands",
-    "judge_runner.runs.commands",
-    "judge_runner.evolve.commands",
-    "judge_runner.harbor.commands",
-    "judge_runner.checklist.commands",
-)
-
 
 @app.callback()
 def _root(
     log_json: Annotated[bool, typer.Option("--log-json", help="Log JSON lines to stderr.")] = False,
     log_level: Annotated[str, typer.Option("--log-level")] = "info",
 ) -> None:
+    from judge_runner import log
+
     log.configure(json_output=log_json, level=log_level)
 
 
@@ -56,14 +42,21 @@ def schema() -> None:
 
 
 def _register_stages() -> None:
-    for name in _STAGE_COMMANDS:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name == name:  # stage not present in this build
-                continue
-            raise
-        module.register(app)
+    """Add every stage's commands, in help order. All stages ship with the package, so a stage
+    that fails to import is an error, never skipped. Each `commands` module imports its
+    implementation inside the commands, which keeps start-up (and `--help`) fast."""
+    from judge_runner.checklist import commands as checklist
+    from judge_runner.evolve import commands as evolve
+    from judge_runner.harbor import commands as harbor
+    from judge_runner.ingest import commands as ingest
+    from judge_runner.judges import commands as judges
+    from judge_runner.runs import commands as runs
+    from judge_runner.sandbox import commands as sandbox
+    from judge_runner.skills import commands as skills
+    from judge_runner.splits import commands as splits
+
+    for stage in (ingest, sandbox, skills, judges, splits, runs, evolve, harbor, checklist):
+        stage.register(app)
 
 
 _register_stages()

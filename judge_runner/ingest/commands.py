@@ -1,4 +1,8 @@
-"""CLI: `judge-runner import`, `judge-runner validate`, `judge-runner show`."""
+"""CLI: `judge-runner import`, `judge-runner validate`, `judge-runner show`.
+
+The importer, validator and renderer are imported inside the commands: every `judge-runner`
+call, `--help` included, imports this module.
+"""
 
 from __future__ import annotations
 
@@ -6,16 +10,12 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from judge_runner.cases.validate import ValidationLimits, validate_dataset
-from judge_runner.ingest.importer import ImportOptions, OutputDirError, import_trials
-from judge_runner.ingest.report import REPORT_FILE, TrialStatus
-from judge_runner.log import get_logger
-
-log = get_logger(__name__)
-_defaults = ValidationLimits()
+# The defaults of cases.validate.ValidationLimits, written out so that listing the options does
+# not import the validator; tests/ingest/test_commands.py checks that they agree.
+MAX_STEPS = 1500
+MAX_TRAJECTORY_TOKENS = 150_000
+MAX_FIELD_CHARS = 20_000
 
 
 def import_command(
@@ -34,6 +34,19 @@ def import_command(
                                             "verifier reward instead of failing them.")] = False,
 ) -> None:
     """Import Harbor trials as case packages; write import_report.json. Exit 1 if any failed."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    from judge_runner.ingest.importer import ImportOptions, OutputDirError, import_trials
+    from judge_runner.ingest.report import REPORT_FILE, TrialStatus
+    from judge_runner.log import get_logger
+
     options = ImportOptions(task_dirs=list(tasks or []), domains_file=domains,
                             pass_threshold=pass_threshold, require_label=not unlabeled)
     console = Console(stderr=True)
@@ -57,20 +70,25 @@ def import_command(
     failed = report.count(TrialStatus.FAILED)
     console.print(f"imported {report.count(TrialStatus.IMPORTED)}, skipped "
                   f"{report.count(TrialStatus.SKIPPED)}, failed {failed} → {out / REPORT_FILE}")
-    log.info("import done", out=str(out), trials=len(report.trials), failed=failed)
+    get_logger(__name__).info("import done", out=str(out), trials=len(report.trials),
+                              failed=failed)
     if failed:
         raise typer.Exit(1)
 
 
 def validate_command(
     dataset: Annotated[Path, typer.Argument(help="Dataset folder (holding cases/).")],
-    max_steps: Annotated[int, typer.Option(help="Steps per trajectory.")] = _defaults.max_steps,
+    max_steps: Annotated[int, typer.Option(help="Steps per trajectory.")] = MAX_STEPS,
     max_tokens: Annotated[int, typer.Option(help="Estimated tokens per trajectory.json.")] =
-        _defaults.max_trajectory_tokens,
+        MAX_TRAJECTORY_TOKENS,
     max_field_chars: Annotated[int, typer.Option(help="Characters in one step field.")] =
-        _defaults.max_field_chars,
+        MAX_FIELD_CHARS,
 ) -> None:
     """Check schema, limits, consistency and label isolation. Exit 1 when anything is wrong."""
+    from rich.console import Console
+
+    from judge_runner.cases.validate import ValidationLimits, validate_dataset
+
     limits = ValidationLimits(max_steps=max_steps, max_trajectory_tokens=max_tokens,
                               max_field_chars=max_field_chars)
     console = Console()
@@ -93,6 +111,8 @@ def show_command(
     width: Annotated[int, typer.Option(help="Characters shown per step cell.")] = 160,
 ) -> None:
     """Render a case: instruction, skills, artifacts and the step table."""
+    from rich.console import Console
+
     from judge_runner.ingest.show import render_case
 
     console = Console()

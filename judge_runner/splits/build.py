@@ -21,14 +21,13 @@ from pathlib import Path
 from judge_runner.cases.dataset import Dataset
 from judge_runner.cases.models import LabelRecord
 from judge_runner.cases.validate import ValidationLimits, validate_dataset
+from judge_runner.splits.files import MANIFEST_FILE, write_split
 from judge_runner.splits.manifest import (
-    MANIFEST_FILE,
     BenchManifest,
     DroppedCase,
     PoolCase,
     counts,
     dataset_sha256,
-    write_split,
 )
 
 # The reference benchmark: 681 cases → 478 dev / 203 eval.

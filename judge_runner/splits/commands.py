@@ -1,4 +1,8 @@
-"""CLI: `bench build` and `bench gate`."""
+"""CLI: `bench build` and `bench gate`.
+
+The split builder, gate and dataset code are imported inside the commands: every `judge-runner`
+call, `--help` included, imports this module.
+"""
 
 from __future__ import annotations
 
@@ -6,28 +10,23 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from judge_runner.cases.dataset import Dataset
-from judge_runner.cases.validate import ValidationLimits
-from judge_runner.runs.records import load_records
-from judge_runner.splits.build import (
-    DEFAULT_EVAL_FRACTION,
-    SplitError,
-    build_splits,
-    split_pool,
-)
-from judge_runner.splits.gate import GATE_FILE, build_gate
-from judge_runner.splits.manifest import BENCH_DIR, read_split, verified_dataset
+from judge_runner.splits.files import BENCH_DIR
+
+# Defaults of splits.build.DEFAULT_EVAL_FRACTION and cases.validate.ValidationLimits, written
+# out so that listing the options imports neither; tests/splits/test_commands.py checks them.
+EVAL_FRACTION = 203 / 681
+MAX_TRAJECTORY_TOKENS = 150_000
+MAX_STEPS = 1500
 
 bench_app = typer.Typer(name="bench", help="Build benchmark splits and the evolution gate.",
                         no_args_is_help=True)
-_out = Console()
-_err = Console(stderr=True)
 
 
 def _fail(message: str) -> typer.Exit:
-    _err.print(f"[red]error:[/] {message}", highlight=False)
+    from rich.console import Console
+
+    Console(stderr=True).print(f"[red]error:[/] {message}")
     return typer.Exit(2)
 
 
@@ -41,14 +40,18 @@ def build_command(
         "--eval-size", help="Target eval cases (overrides --eval-fraction).")] = None,
     eval_fraction: Annotated[float, typer.Option(
         "--eval-fraction", help="Target eval share of the kept pool (default 203/681).")]
-    = DEFAULT_EVAL_FRACTION,
+    = EVAL_FRACTION,
     max_tokens: Annotated[int, typer.Option(
         "--max-tokens", help="Drop cases whose trajectory exceeds this token estimate.")]
-    = ValidationLimits.max_trajectory_tokens,
+    = MAX_TRAJECTORY_TOKENS,
     max_steps: Annotated[int, typer.Option("--max-steps", help="Drop cases over this many steps.")]
-    = ValidationLimits.max_steps,
+    = MAX_STEPS,
 ) -> None:
     """Filter the pool and split it task-disjoint into dev.txt / eval.txt with a manifest."""
+    from judge_runner.cases.dataset import Dataset
+    from judge_runner.cases.validate import ValidationLimits
+    from judge_runner.splits.build import SplitError, build_splits
+
     ds = Dataset(dataset)
     if not ds.cases_dir.is_dir():
         raise _fail(f"{dataset} is not a dataset: {ds.cases_dir} does not exist")
@@ -62,10 +65,10 @@ def build_command(
         raise _fail(str(exc)) from exc
     m = built.manifest
     for name, c in m.splits.items():
-        _out.print(f"{name}: {c.n} cases, {c.tasks} tasks, {len(c.by_domain)} domains, "
-                   f"labels {c.by_label}", highlight=False)
-    _out.print(f"dropped {len(m.dropped)} cases, {len(m.dropped_tasks)} single-outcome tasks; "
-               f"written to {target}", highlight=False)
+        typer.echo(f"{name}: {c.n} cases, {c.tasks} tasks, {len(c.by_domain)} domains, "
+                   f"labels {c.by_label}")
+    typer.echo(f"dropped {len(m.dropped)} cases, {len(m.dropped_tasks)} single-outcome tasks; "
+               f"written to {target}")
 
 
 @bench_app.command("gate")
@@ -83,6 +86,12 @@ def gate_command(
     """Draw the fixed gate (gate.txt, gate.json) from the dev split.
 
     Refuses (exit 2) a dataset that changed since `bench build`: its dev split would be stale."""
+    from judge_runner.runs.records import load_records
+    from judge_runner.splits.build import SplitError, split_pool
+    from judge_runner.splits.files import read_split
+    from judge_runner.splits.gate import GATE_FILE, build_gate
+    from judge_runner.splits.manifest import verified_dataset
+
     if not (dev / "dev.txt").is_file():
         raise _fail(f"{dev}: no dev.txt; run `judge-runner bench build` first")
     try:
@@ -96,15 +105,14 @@ def gate_command(
                           baseline=records, baseline_name=str(baseline or ""))
     except (SplitError, FileNotFoundError) as exc:
         raise _fail(str(exc)) from exc
-    _out.print(f"gate: {gate.counts.n} cases ({gate.counts.by_label}), families covered "
-               f"{gate.families_covered}/{gate.families_in_pool}; written to {dev / GATE_FILE}",
-               highlight=False)
+    typer.echo(f"gate: {gate.counts.n} cases ({gate.counts.by_label}), families covered "
+               f"{gate.families_covered}/{gate.families_in_pool}; written to {dev / GATE_FILE}")
     if gate.baseline is not None:
         b = gate.baseline
-        _out.print(f"baseline accuracy {b.gate_accuracy:.3f} on the gate vs {b.full_accuracy:.3f} "
-                   f"on dev ({b.accuracy_diff:+.3f}); balanced accuracy "
+        typer.echo(f"baseline accuracy {b.gate_accuracy:.3f} on the gate vs "
+                   f"{b.full_accuracy:.3f} on dev ({b.accuracy_diff:+.3f}); balanced accuracy "
                    f"{b.gate_balanced_accuracy:.3f} vs {b.full_balanced_accuracy:.3f} "
-                   f"({b.balanced_accuracy_diff:+.3f})", highlight=False)
+                   f"({b.balanced_accuracy_diff:+.3f})")
 
 
 def register(app: typer.Typer) -> None:

@@ -24,7 +24,8 @@ from judge_runner.judges.base import Decision
 from judge_runner.runs.metrics import Metrics, compute_metrics
 from judge_runner.runs.records import CaseRecord
 from judge_runner.splits.build import SplitError
-from judge_runner.splits.manifest import PoolCase, SplitCounts, counts, write_split
+from judge_runner.splits.files import write_split
+from judge_runner.splits.manifest import PoolCase, SplitCounts, counts
 
 GATE_FILE = "gate.txt"
 GATE_MANIFEST = "gate.json"

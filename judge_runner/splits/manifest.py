@@ -12,8 +12,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge_runner.cases.dataset import CASES_DIR, EVIDENCE_DIR, LABELS_FILE, Dataset
 
-BENCH_DIR = "bench"  # default bench directory inside a dataset
-MANIFEST_FILE = "manifest.json"
+# Re-exported for callers that import them from here; new code imports judge_runner.splits.files.
+from judge_runner.splits.files import BENCH_DIR as BENCH_DIR
+from judge_runner.splits.files import MANIFEST_FILE as MANIFEST_FILE
+from judge_runner.splits.files import read_split as read_split
+from judge_runner.splits.files import write_split as write_split
 
 
 class SplitCounts(BaseModel):
@@ -109,17 +112,6 @@ def verified_dataset(bench_dir: Path, dataset: Path | None = None) -> Dataset:
         raise FileNotFoundError(f"{ds.root} is not a dataset: {ds.cases_dir} does not exist")
     manifest.check_dataset(ds)
     return ds
-
-
-def write_split(path: Path, case_ids: Iterable[str]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("".join(f"{c}\n" for c in sorted(case_ids)), encoding="utf-8")
-
-
-def read_split(path: Path) -> list[str]:
-    """Case ids of a split file; blank lines and `#` comments are ignored."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [s for s in (line.split("#", 1)[0].strip() for line in lines) if s]
 
 
 def dataset_sha256(dataset: Dataset) -> str:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 from pathlib import Path
 
+from judge_runner.cases.validate import ValidationLimits
+from judge_runner.ingest import commands
 from tests.conftest import EXAMPLES, REPO
 
 JR = [str(Path(sys.executable).parent / "judge-runner")]
@@ -38,3 +41,27 @@ def test_failures_set_the_exit_code(tmp_path: Path) -> None:
     assert done.returncode == 1 and "missing result.json" in done.stderr
     bad = _run("validate", str(tmp_path / "missing"))
     assert bad.returncode == 2
+
+
+def _imported_by(module: str) -> set[str]:
+    """Modules a fresh interpreter holds after importing `module`."""
+    code = f"import sys, {module}; print('\\n'.join(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=60)
+    return set(done.stdout.split())
+
+
+def test_the_commands_module_imports_no_implementation() -> None:
+    loaded = _imported_by("judge_runner.ingest.commands")
+    heavy = {"pydantic", "structlog", "rich.progress", "judge_runner.cases",
+             "judge_runner.ingest.importer", "judge_runner.ingest.show"}
+    assert not heavy & loaded
+
+
+def test_option_defaults_are_the_validator_defaults() -> None:
+    limits = ValidationLimits()
+    defaults = {name: p.default
+                for name, p in inspect.signature(commands.validate_command).parameters.items()}
+    assert defaults["max_steps"] == limits.max_steps
+    assert defaults["max_tokens"] == limits.max_trajectory_tokens
+    assert defaults["max_field_chars"] == limits.max_field_chars

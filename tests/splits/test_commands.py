@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import subprocess
@@ -9,6 +10,9 @@ import sys
 from pathlib import Path
 
 from judge_runner.cases import Dataset
+from judge_runner.cases.validate import ValidationLimits
+from judge_runner.splits import commands
+from judge_runner.splits.build import DEFAULT_EVAL_FRACTION
 from judge_runner.splits.manifest import BenchManifest, dataset_sha256, read_split
 from tests.conftest import REPO
 
@@ -49,3 +53,21 @@ def test_gate_refuses_a_relabeled_dataset(examples_dataset: Path) -> None:
 def test_gate_without_a_bench_dir_says_what_to_run(tmp_path: Path) -> None:
     gate = _run("bench", "gate", "--dev", str(tmp_path))
     assert gate.returncode == 2 and "run `judge-runner bench build` first" in gate.stderr
+
+
+def test_the_commands_module_imports_no_implementation() -> None:
+    code = "import sys, judge_runner.splits.commands; print('\\n'.join(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=60)
+    heavy = {"pydantic", "rich.console", "judge_runner.cases", "judge_runner.runs",
+             "judge_runner.splits.build", "judge_runner.splits.manifest"}
+    assert not heavy & set(done.stdout.split())
+
+
+def test_option_defaults_are_the_builder_defaults() -> None:
+    limits = ValidationLimits()
+    defaults = {name: p.default
+                for name, p in inspect.signature(commands.build_command).parameters.items()}
+    assert defaults["eval_fraction"] == DEFAULT_EVAL_FRACTION
+    assert defaults["max_tokens"] == limits.max_trajectory_tokens
+    assert defaults["max_steps"] == limits.max_steps
