@@ -122,8 +122,9 @@ class AnthropicClient:
         """One Messages call with retries.
 
         Temperature (0 by default) is sent unless the model has rejected it: newer models accept
-        no sampling parameters, and a 400 that names `temperature` makes this client log it once
-        and resend without one, for this and every later call to that model.
+        no sampling parameters, and a 400 that names `temperature` makes this client warn once
+        and resend without one, for this and every later call to that model. Every response
+        sent without a temperature says so (`temperature_dropped`), and so does its recording.
 
         Raises ModelCallError when a non-retryable error occurs, when retries are exhausted, or
         when the server's 200 answer is not a Messages response (not retried: a server that
@@ -132,18 +133,22 @@ class AnthropicClient:
         with self._lock:
             send_temperature = request.model not in self._no_temperature
         try:
-            return self._complete(request, send_temperature)
+            response = self._complete(request, send_temperature)
         except ModelCallError as err:
             if not (send_temperature and err.status == 400 and "temperature" in str(err)):
                 raise
             with self._lock:
                 self._no_temperature.add(request.model)
-            log.warning("model rejects a temperature; its requests go without one from now on",
-                        model=request.model)
+            log.warning("model rejects a temperature; its requests go without one from now on "
+                        "(not deterministic; responses are marked temperature_dropped)",
+                        model=request.model, asked_temperature=request.temperature)
             response = self._complete(request, send_temperature=False)
             usage = response.usage.model_copy(update={"retries": response.usage.retries
                                                       + err.attempts})
-            return response.model_copy(update={"usage": usage})
+            return response.model_copy(update={"usage": usage, "temperature_dropped": True})
+        if not send_temperature:
+            return response.model_copy(update={"temperature_dropped": True})
+        return response
 
     def _complete(self, request: ModelRequest, send_temperature: bool) -> ModelResponse:
         retrying = Retrying(

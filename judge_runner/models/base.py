@@ -56,6 +56,9 @@ class ModelResponse(BaseModel):
     content: list[dict[str, Any]]  # text / tool_use blocks
     stop_reason: str | None
     usage: Usage
+    # True when the request went without its temperature because the model refused one: the
+    # answer was sampled at the model's default, whatever the recorded request says.
+    temperature_dropped: bool = False
 
 
 class ModelError(RuntimeError):

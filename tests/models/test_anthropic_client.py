@@ -277,6 +277,21 @@ def test_model_that_rejects_temperature_is_asked_without_one(
     assert "temperature" not in sent[1] and "temperature" not in sent[2]
     assert first.content == [text("first")] and first.usage.retries == 1
     assert second.content == [text("second")] and second.usage.retries == 0
+    assert first.temperature_dropped and second.temperature_dropped
+
+
+def test_a_recording_says_when_the_temperature_was_not_sent(
+        fake_api: FakeMessagesServer, tmp_path: Path) -> None:
+    from judge_runner.models.recording import RecordingClient, read_transcript
+
+    fake_api.push(reply(text("kept")), http_error(400, message="temperature is deprecated"),
+                  reply(text("dropped")))
+    recorder = RecordingClient(client(fake_api), tmp_path / "transcript.jsonl")
+    recorder.complete(request("one").model_copy(update={"model": "keeps-temperature"}))
+    recorder.complete(request("two"))
+    entries, _ = read_transcript(tmp_path / "transcript.jsonl")
+    assert [e.request.temperature for e in entries] == [0.0, 0.0]  # what the judge asked for
+    assert [e.response.temperature_dropped for e in entries if e.response] == [False, True]
 
 
 def test_other_bad_requests_are_not_resent(fake_api: FakeMessagesServer) -> None:
