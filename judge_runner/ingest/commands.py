@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from judge_runner.cli_support import fail
+
 # The defaults of cases.validate.ValidationLimits, written out so that listing the options does
 # not import the validator; tests/ingest/test_commands.py checks that they agree.
 MAX_STEPS = 1500
@@ -58,8 +60,7 @@ def import_command(
                                    progress=lambda done, total: bar.update(task_id, completed=done,
                                                                           total=total))
         except (OutputDirError, ValueError, OSError) as exc:
-            console.print(f"[red]import failed:[/red] {exc}")
-            raise typer.Exit(2) from exc
+            raise fail(f"import failed: {exc}") from exc
     for entry in report.trials:
         if entry.status is not TrialStatus.IMPORTED:
             console.print(f"[yellow]{entry.status.value}[/yellow] {entry.trial_path}: "
@@ -95,8 +96,7 @@ def validate_command(
     try:
         issues = validate_dataset(dataset, limits)
     except FileNotFoundError as exc:
-        console.print(f"[red]{exc}[/red]")
-        raise typer.Exit(2) from exc
+        raise fail(str(exc)) from exc
     for issue in issues:
         console.print(f"[red]invalid[/red] {issue}", markup=True, highlight=False)
     n_cases = len([p for p in (dataset / "cases").iterdir()]) if (dataset / "cases").is_dir() else 0
@@ -115,12 +115,10 @@ def show_command(
 
     from judge_runner.ingest.show import render_case
 
-    console = Console()
     try:
-        render_case(case, console, width)
+        render_case(case, Console(), width)
     except (FileNotFoundError, ValueError) as exc:
-        console.print(f"[red]cannot show {case}:[/red] {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(f"cannot show {case}: {exc}") from exc
 
 
 def register(app: typer.Typer) -> None:

@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from judge_runner.cli_support import fail
 from judge_runner.splits.files import BENCH_DIR
 
 # Defaults of splits.build.DEFAULT_EVAL_FRACTION and cases.validate.ValidationLimits, written
@@ -21,13 +22,6 @@ MAX_STEPS = 1500
 
 bench_app = typer.Typer(name="bench", help="Build benchmark splits and the evolution gate.",
                         no_args_is_help=True)
-
-
-def _fail(message: str) -> typer.Exit:
-    from rich.console import Console
-
-    Console(stderr=True).print(f"[red]error:[/] {message}")
-    return typer.Exit(2)
 
 
 @bench_app.command("build")
@@ -54,7 +48,7 @@ def build_command(
 
     ds = Dataset(dataset)
     if not ds.cases_dir.is_dir():
-        raise _fail(f"{dataset} is not a dataset: {ds.cases_dir} does not exist")
+        raise fail(f"{dataset} is not a dataset: {ds.cases_dir} does not exist")
     target = out if out is not None else dataset / BENCH_DIR
     try:
         built = build_splits(ds, target, seed=seed, eval_size=eval_size,
@@ -62,7 +56,7 @@ def build_command(
                              limits=ValidationLimits(max_trajectory_tokens=max_tokens,
                                                      max_steps=max_steps))
     except SplitError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     m = built.manifest
     for name, c in m.splits.items():
         typer.echo(f"{name}: {c.n} cases, {c.tasks} tasks, {len(c.by_domain)} domains, "
@@ -93,18 +87,18 @@ def gate_command(
     from judge_runner.splits.manifest import verified_dataset
 
     if not (dev / "dev.txt").is_file():
-        raise _fail(f"{dev}: no dev.txt; run `judge-runner bench build` first")
+        raise fail(f"{dev}: no dev.txt; run `judge-runner bench build` first")
     try:
         ds = verified_dataset(dev, dataset)
         dev_pool = split_pool(ds, read_split(dev / "dev.txt"))
     except (OSError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     try:
         records = load_records(baseline) if baseline is not None else None
         gate = build_gate(dev_pool, dev, size=size, n_fail=n_fail, n_pass=n_pass, seed=seed,
                           baseline=records, baseline_name=str(baseline or ""))
     except (SplitError, FileNotFoundError) as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     typer.echo(f"gate: {gate.counts.n} cases ({gate.counts.by_label}), families covered "
                f"{gate.families_covered}/{gate.families_in_pool}; written to {dev / GATE_FILE}")
     if gate.baseline is not None:
