@@ -1,4 +1,5 @@
-"""Bench dir file names and split files: `<split>.txt`, one case id a line.
+"""Bench dir file names and split files: `<split>.txt`, one case id a line. A bench dir is
+`<dataset>/bench/` unless `bench build --out` names another.
 
 Kept free of heavy imports so that command modules can use the names at import time.
 """

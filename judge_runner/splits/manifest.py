@@ -1,4 +1,5 @@
-"""Split files and manifests under `bench/<name>/`: `<split>.txt` (one case id a line) + JSON."""
+"""The bench manifest (`manifest.json` in a bench dir, by default `<dataset>/bench/`, beside the
+`<split>.txt` files): what the splits were built from, with what settings, and their counts."""
 
 from __future__ import annotations
 
