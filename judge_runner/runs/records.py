@@ -49,6 +49,8 @@ class RunSummary(BaseModel):
     wall_seconds: float
     metrics: Metrics | None  # None when no requested case carries a label
     decisions: dict[str, int] = Field(default_factory=dict)
+    n_unsupported: int = 0  # verdicts whose citations did not resolve (decided all the same)
+    n_unverified_quotes: int = 0  # evidence quotes not found in the output they cite
 
 
 def load_records(run_dir: Path) -> list[CaseRecord]:

@@ -80,6 +80,8 @@ def metrics_table(summary: RunSummary) -> Table:
     else:
         decided = ", ".join(f"{k} {v}" for k, v in summary.decisions.items())
         table.add_row("decisions (no labels)", decided, "")
+    table.add_row("unsupported verdicts / unverified quotes",
+                  f"{summary.n_unsupported} / {summary.n_unverified_quotes}", "")
     u = summary.usage
     tokens = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens
     table.add_row("tokens in / out", f"{tokens:,} / {u.output_tokens:,}", "")
@@ -162,6 +164,10 @@ def render_markdown(summary: RunSummary, records: list[CaseRecord]) -> str:
                   "|---|---:|---:|---:|"]
         lines += [f"| {name} | {d.n} | {d.n_decided} | {d.accuracy:.3f} |"
                   for name, d in m.per_domain.items()]
+    lines += ["", "## Evidence", "",
+              f"- unsupported verdicts (citations did not resolve): {summary.n_unsupported}",
+              f"- unverified evidence quotes (not found in the cited output): "
+              f"{summary.n_unverified_quotes}"]
     u = summary.usage
     lines += ["", "## Cost", "", f"- model calls: {u.calls}",
               f"- tokens: {u.input_tokens:,} in, {u.cache_creation_input_tokens:,} cache write, "

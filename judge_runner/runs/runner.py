@@ -211,7 +211,21 @@ def summarize(
         dataset=str(dataset.root), n_cases=len(records), n_labeled=len(labeled),
         n_judged_now=n_judged_now, n_resumed=len(records) - n_judged_now, usage=usage,
         wall_seconds=round(wall_seconds, 3), metrics=metrics, decisions=decisions,
+        n_unsupported=sum(1 for r in records if r.verdict.unsupported),
+        n_unverified_quotes=sum(unverified_quotes(r.verdict) for r in records),
     )
+
+
+def unverified_quotes(verdict: Verdict) -> int:
+    """Quotes the judge cited that were not found in the output they name, as the judge counted
+    them in `details["evidence"]` ({"quotes": n, "verified": k}); 0 when it reports none."""
+    evidence = verdict.details.get("evidence")
+    if not isinstance(evidence, dict):
+        return 0
+    quotes, verified = evidence.get("quotes"), evidence.get("verified")
+    if not isinstance(quotes, int) or not isinstance(verified, int):
+        return 0
+    return max(0, quotes - verified)
 
 
 def write_outputs(result: RunResult, reports: bool = True) -> None:

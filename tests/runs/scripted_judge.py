@@ -6,6 +6,9 @@ JudgeOptions.extra or environment variables, so a CLI subprocess can set them):
 - latency (JR_TEST_LATENCY): seconds to sleep per case
 - calls_log (JR_TEST_CALLS_LOG): a file that gets one line per judge call (appended atomically)
 - tag: anything; part of the config, so changing it changes the run's identity
+
+Answers: pass | fail | abstain | raise, or `unsupported` (a pass whose citations did not
+resolve, with 3 evidence quotes of which 1 was verified).
 """
 
 from __future__ import annotations
@@ -50,7 +53,8 @@ class ScriptedJudge:
         plan = Plan(items=[PlanItem(id="P1", what="read the answer file",
                                     where="artifacts/answer.txt", support="pass",
                                     refute="fail", critical=True)])
-        decision = _DECISIONS.get(answer, Decision.ERROR)
+        unsupported = answer == "unsupported"
+        decision = Decision.PASS if unsupported else _DECISIONS.get(answer, Decision.ERROR)
         outcome = {Decision.PASS: Outcome.SUPPORTS, Decision.FAIL: Outcome.REFUTES}.get(
             decision, Outcome.INCONCLUSIVE)
         log = [Inspection(id="I1", plan_item="P1", check="cat artifacts/answer.txt",
@@ -60,7 +64,8 @@ class ScriptedJudge:
             rationale=f"answer file says {answer}", citations=["I1"],
             error=None if decision is not Decision.ERROR else f"unknown answer {answer!r}",
             usage=Usage(input_tokens=100, output_tokens=10, cost_usd=0.001, calls=1),
-            duration_s=time.monotonic() - started,
+            duration_s=time.monotonic() - started, unsupported=unsupported,
+            details={"evidence": {"quotes": 3, "verified": 1}} if unsupported else {},
         )
         write_products(out_dir, plan, log, verdict)
         return verdict

@@ -29,7 +29,8 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("report")
     specs = [*mixed_specs(9),
              Spec("case-err", "task-x", Domain.ENERGY, Label.PASS, "raise"),
-             Spec("case-<b>", "task-x", Domain.ENERGY, Label.FAIL, "abstain")]
+             Spec("case-<b>", "task-x", Domain.ENERGY, Label.FAIL, "abstain"),
+             Spec("case-uns", "task-x", Domain.ENERGY, Label.FAIL, "unsupported")]
     ds = Dataset(write_dataset(root / "ds", specs))
     judge = build_judge("tests.runs.scripted_judge:make_judge", JudgeOptions())
     run_eval(judge, ds, ds.case_ids(), root / "run", progress=False)
@@ -53,6 +54,18 @@ def test_markdown_report_lists_undecided_cases(run_dir: Path) -> None:
     assert "`case-err` judged error" in md and "judged abstain" in md
     # deterministic: rendering again from the saved run gives the same file
     assert render_markdown(load_summary(run_dir), load_records(run_dir)) == md
+
+
+def test_reports_count_unsupported_verdicts_and_unverified_quotes(run_dir: Path) -> None:
+    summary = load_summary(run_dir)
+    assert (summary.n_unsupported, summary.n_unverified_quotes) == (1, 2)
+    md = (run_dir / "report.md").read_text()
+    assert "- unsupported verdicts (citations did not resolve): 1" in md
+    assert "- unverified evidence quotes (not found in the cited output): 2" in md
+    html = (run_dir / "report.html").read_text()
+    assert "<td>unsupported verdicts (citations did not resolve)</td><td>1</td>" in html
+    assert "<td>unverified evidence quotes</td><td>2</td>" in html
+    assert '<span class="error">unsupported</span>' in html
 
 
 def test_chromium_renders_report_and_script_screenshots(run_dir: Path) -> None:

@@ -91,13 +91,16 @@ class RulesJudge:
             write_products(out_dir, None, [], verdict)
             return verdict
         result = combine(self.rules, log, weights, self.allow_abstain)
+        quotes = [ref for inspection in log for ref in inspection.evidence if ref.quote]
         verdict = Verdict(
             case_id=case_id, judge=NAME, decision=result.decision, rationale=result.rationale,
             citations=result.citations, score=round(result.score, 6),
             duration_s=time.perf_counter() - started,
             details={"support_weight": result.support_weight,
                      "refute_weight": result.refute_weight,
-                     "rules_sha256": self.rules_sha256},
+                     "rules_sha256": self.rules_sha256,
+                     "evidence": {"quotes": len(quotes),
+                                  "verified": sum(1 for ref in quotes if ref.verified)}},
         )
         write_products(out_dir, plan, log, verdict)
         return verdict

@@ -136,6 +136,9 @@ def test_quotes_are_verified_against_the_cited_step(tmp_path: Path) -> None:
     [ref] = log["no_deferral"].evidence
     assert verdict.decision is Decision.FAIL
     assert (ref.ref, ref.quote, ref.verified) == (str(len(steps) - 1), "Could you provide", True)
+    quoted = [r for i in log.values() for r in i.evidence if r.quote]
+    assert verdict.details["evidence"] == {"quotes": len(quoted),
+                                           "verified": sum(1 for r in quoted if r.verified)}
 
 
 def test_an_empty_trajectory_is_judged_from_termination_and_instruction(tmp_path: Path) -> None:
