@@ -36,6 +36,7 @@ from judge_runner.judges.products import read_log, read_verdict
 from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.combine import combine
 from judge_runner.judges.rules.spec import CHECKS_FILE, RuleSet, dump_rules, load_rules
+from judge_runner.runs.metrics import compute_metrics
 
 WEIGHT_FACTORS = (0.5, 1.5, 2.0)
 
@@ -83,19 +84,9 @@ def decide(rules: RuleSet, result: DevResult) -> tuple[Decision, float]:
 
 
 def objective(rules: RuleSet, results: Sequence[DevResult]) -> float:
-    """G = 0.5·BalAcc + 0.3·Recall_fail + 0.2·Precision_pass on the dev results (0 if empty)."""
-    tp = fp = tn = fn = 0
-    for result in results:
-        predicted_pass = decide(rules, result)[0] is Decision.PASS
-        truly_pass = result.label is Label.PASS
-        tp += predicted_pass and truly_pass
-        fp += predicted_pass and not truly_pass
-        tn += not predicted_pass and not truly_pass
-        fn += not predicted_pass and truly_pass
-    recall = tp / (tp + fn) if tp + fn else 0.0
-    recall_fail = tn / (tn + fp) if tn + fp else 0.0
-    precision = tp / (tp + fp) if tp + fp else 0.0
-    return 0.5 * (recall + recall_fail) / 2 + 0.3 * recall_fail + 0.2 * precision
+    """The gate score G of `runs.metrics` on the dev results (0 if empty), without intervals."""
+    rows = [(decide(rules, result)[0], result.label, None) for result in results]
+    return compute_metrics(rows, resamples=0).gate_score
 
 
 @dataclass(frozen=True)
