@@ -28,8 +28,16 @@ class CaseRecord(BaseModel):
     domain: str | None
     label: Label | None  # None for unlabeled pools
     decision: Decision
-    correct: bool | None  # None when unlabeled or not decided
+    correct: bool | None  # is_correct(decision, label)
     verdict: Verdict
+
+
+def is_correct(decision: Decision, label: Label | None) -> bool | None:
+    """Whether a decision matches the label; None when there is no label or nothing was decided
+    (an error or an abstention is never right or wrong)."""
+    if label is None or not decision.is_decided:
+        return None
+    return decision.value == label.value
 
 
 class RunSummary(BaseModel):

@@ -41,6 +41,7 @@ from judge_runner.runs.records import (
     VERDICTS_FILE,
     CaseRecord,
     RunSummary,
+    is_correct,
 )
 from judge_runner.runs.report import write_reports
 from judge_runner.runs.store import RunInfo, RunStore
@@ -179,10 +180,9 @@ def build_records(
         verdict = verdicts[case_id]
         task, domain = _task_and_domain(dataset.case(case_id))
         label = labels[case_id].label if case_id in labels else None
-        correct = (verdict.decision.value == label.value
-                   if label is not None and verdict.decision.is_decided else None)
         records.append(CaseRecord(case_id=case_id, task=task, domain=domain, label=label,
-                                  decision=verdict.decision, correct=correct, verdict=verdict))
+                                  decision=verdict.decision,
+                                  correct=is_correct(verdict.decision, label), verdict=verdict))
     return records
 
 
