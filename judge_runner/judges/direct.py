@@ -15,8 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from judge_runner.cases import CasePackage
 from judge_runner.judges import oneshot
 from judge_runner.judges.base import Decision, Verdict
@@ -26,24 +24,23 @@ from judge_runner.judges.llm import (
     check_knobs,
     client_factory,
     extra_int,
-    fresh_transcript,
     require_model,
 )
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import JudgeOptions
-from judge_runner.models.base import ModelError, Usage
+from judge_runner.models.base import Usage
 
 DEFAULT_MAX_PROMPT_TOKENS = 150_000
 DEFAULT_MAX_OUTPUT_TOKENS = 2048
 
 
 @dataclass(frozen=True)
-class DirectJudge:
-    """One-call judge.
+class OneCallJudge:
+    """The settings every one-call judge (direct, rubric) shares, and its configuration.
 
     model: model name; clients: per-case recorded client; allow_abstain: offer abstain;
     max_prompt_tokens: digest budget (default 150,000 estimated tokens);
-    max_output_tokens: answer budget (default 2,048).
+    max_output_tokens: answer budget per call (default 2,048).
     """
 
     model: str
@@ -51,16 +48,23 @@ class DirectJudge:
     allow_abstain: bool = False
     max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS
     max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
-    name: str = "direct"
-
-    @property
-    def system_prompt(self) -> str:
-        return oneshot.render("direct_system.md.j2", allow_abstain=self.allow_abstain)
+    name: str = "one-call"
 
     def config(self) -> dict[str, Any]:
         return {"judge": self.name, "model": self.model, "allow_abstain": self.allow_abstain,
                 "max_prompt_tokens": self.max_prompt_tokens,
                 "max_output_tokens": self.max_output_tokens, "temperature": 0.0}
+
+
+@dataclass(frozen=True)
+class DirectJudge(OneCallJudge):
+    """One-call judge; settings as in OneCallJudge."""
+
+    name: str = "direct"
+
+    @property
+    def system_prompt(self) -> str:
+        return oneshot.render("direct_system.md.j2", allow_abstain=self.allow_abstain)
 
     def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
         started = time.monotonic()
@@ -74,7 +78,7 @@ class DirectJudge:
         case_id = case.root.name
         details: dict[str, Any] = {"model": self.model}
         usage = Usage()
-        fresh_transcript(out_dir)
+        client = self.clients(out_dir)  # first: it replaces an earlier attempt's transcript
         try:
             digest, selection = render_digest(case, self.max_prompt_tokens)
             details["selection"] = selection.model_dump()
@@ -82,29 +86,28 @@ class DirectJudge:
                 "submit_verdict", "Submit the decision on the run and its rationale.",
                 oneshot.VerdictInput, oneshot.decisions(self.allow_abstain))
             answer, response = oneshot.call_tool(
-                self.clients(out_dir), model=self.model, system=self.system_prompt,
+                client, model=self.model, system=self.system_prompt,
                 user=digest, tool=tool, parse=oneshot.VerdictInput,
                 max_tokens=self.max_output_tokens)
             usage = response.usage
             if answer.decision == "abstain" and not self.allow_abstain:
                 raise oneshot.OutputError("abstain answered although it is not enabled")
-        except (OSError, ValidationError) as exc:
-            return _error(case_id, self.name, f"case package unreadable: {exc}", usage, details)
-        except ModelError as exc:
-            return _error(case_id, self.name, f"model call failed: {exc}", usage, details)
-        except oneshot.OutputError as exc:
-            return _error(case_id, self.name, f"unparseable output: {exc}", usage, details)
+        except oneshot.FAILURES as exc:
+            return Verdict(case_id=case_id, judge=self.name, decision=Decision.ERROR,
+                           error=oneshot.failure_reason(exc), usage=usage, details=details)
         return Verdict(case_id=case_id, judge=self.name, decision=Decision(answer.decision),
                        rationale=answer.rationale, usage=usage, details=details)
 
 
-def _error(case_id: str, judge: str, reason: str, usage: Usage,
-           details: dict[str, Any]) -> Verdict:
-    return Verdict(case_id=case_id, judge=judge, decision=Decision.ERROR, error=reason,
-                   usage=usage, details=details)
-
-
 ONE_CALL_KNOBS = frozenset({"max_prompt_tokens", "max_output_tokens"})
+
+
+def token_budgets(options: JudgeOptions) -> dict[str, int]:
+    """The ONE_CALL_KNOBS as constructor arguments; JudgeConfigError for a bad value."""
+    return {
+        "max_prompt_tokens": extra_int(options, "max_prompt_tokens", DEFAULT_MAX_PROMPT_TOKENS),
+        "max_output_tokens": extra_int(options, "max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS),
+    }
 
 
 def one_call_settings(options: JudgeOptions, judge: str) -> dict[str, Any]:
@@ -117,8 +120,7 @@ def one_call_settings(options: JudgeOptions, judge: str) -> dict[str, Any]:
         "model": require_model(options, judge),
         "clients": client_factory(options),
         "allow_abstain": options.allow_abstain,
-        "max_prompt_tokens": extra_int(options, "max_prompt_tokens", DEFAULT_MAX_PROMPT_TOKENS),
-        "max_output_tokens": extra_int(options, "max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS),
+        **token_budgets(options),
     }
 
 

@@ -31,13 +31,6 @@ class ClientFactory(Protocol):
 SandboxFactory = Callable[[CasePackage], Sandbox]
 
 
-def fresh_transcript(out_dir: Path) -> None:
-    """Remove a transcript left by an earlier judgment into `out_dir` (recordings append)."""
-    from judge_runner.judges.products import TRANSCRIPT_FILE
-
-    (out_dir / TRANSCRIPT_FILE).unlink(missing_ok=True)
-
-
 class JudgeConfigError(ValueError):
     """The options cannot build this judge (e.g. no model given)."""
 

@@ -23,11 +23,7 @@ from typing import Any
 
 from judge_runner.cases import CasePackage
 from judge_runner.judges.base import Decision, Verdict
-from judge_runner.judges.direct import (
-    DEFAULT_MAX_OUTPUT_TOKENS,
-    DEFAULT_MAX_PROMPT_TOKENS,
-    DirectJudge,
-)
+from judge_runner.judges.direct import ONE_CALL_KNOBS, DirectJudge, token_budgets
 from judge_runner.judges.llm import JudgeConfigError, check_knobs, client_factory, extra_int
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import JudgeOptions
@@ -93,19 +89,16 @@ def make_judge(options: JudgeOptions) -> MultiJudge:
 
     Raises JudgeConfigError with fewer than two members.
     """
-    check_knobs(options, "multi", {"max_prompt_tokens", "max_output_tokens", "panel_size"})
+    check_knobs(options, "multi", ONE_CALL_KNOBS | {"panel_size"})
     models = list(options.models)
     if not models and options.model:
         models = [options.model] * extra_int(options, "panel_size", 3)
     if len(models) < 2:
         raise JudgeConfigError("the multi judge needs at least two members (--models a,b,c)")
     clients = client_factory(options)
-    members = tuple(
-        DirectJudge(
-            model=model, clients=clients, allow_abstain=options.allow_abstain,
-            max_prompt_tokens=extra_int(options, "max_prompt_tokens", DEFAULT_MAX_PROMPT_TOKENS),
-            max_output_tokens=extra_int(options, "max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS),
-        )
-        for model in models
-    )
+    budgets = token_budgets(options)
+    members = tuple(DirectJudge(model=model, clients=clients, allow_abstain=options.allow_abstain,
+                                max_prompt_tokens=budgets["max_prompt_tokens"],
+                                max_output_tokens=budgets["max_output_tokens"])
+                    for model in models)
     return MultiJudge(members=members, allow_abstain=options.allow_abstain)

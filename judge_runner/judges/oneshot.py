@@ -13,12 +13,26 @@ from typing import Any, Literal
 import jinja2
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judge_runner.models.base import ModelClient, ModelRequest, ModelResponse
+from judge_runner.models.base import ModelClient, ModelError, ModelRequest, ModelResponse
 from judge_runner.models.caching import system_blocks
 
 
 class OutputError(ValueError):
     """The model's answer is not the required tool call with valid input."""
+
+
+# What ends a one-call judgment as an error verdict: an unreadable case package (OSError, or a
+# ValidationError of its JSON), a model call that failed for good, an answer that is not usable.
+FAILURES = (OSError, ValidationError, ModelError, OutputError)
+
+
+def failure_reason(exc: Exception) -> str:
+    """The error verdict's reason for one of FAILURES."""
+    if isinstance(exc, ModelError):
+        return f"model call failed: {exc}"
+    if isinstance(exc, OutputError):
+        return f"unparseable output: {exc}"
+    return f"case package unreadable: {exc}"
 
 
 class VerdictInput(BaseModel):

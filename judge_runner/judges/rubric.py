@@ -15,24 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from judge_runner.cases import CasePackage
 from judge_runner.judges import oneshot
 from judge_runner.judges.base import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
 from judge_runner.judges.digest import render_digest
-from judge_runner.judges.direct import (
-    DEFAULT_MAX_OUTPUT_TOKENS,
-    DEFAULT_MAX_PROMPT_TOKENS,
-    one_call_settings,
-)
-from judge_runner.judges.llm import (
-    ClientFactory,
-    fresh_transcript,
-)
+from judge_runner.judges.direct import OneCallJudge, one_call_settings
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import JudgeOptions
-from judge_runner.models.base import ModelError, Usage
+from judge_runner.models.base import Usage
 
 _OUTCOMES = {"met": Outcome.SUPPORTS, "not_met": Outcome.REFUTES, "unclear": Outcome.INCONCLUSIVE}
 
@@ -69,39 +61,24 @@ class GradesInput(BaseModel):
 
 
 @dataclass(frozen=True)
-class RubricJudge:
-    """Rubric-then-grade judge. Knobs as for DirectJudge."""
+class RubricJudge(OneCallJudge):
+    """Rubric-then-grade judge; settings as in OneCallJudge."""
 
-    model: str
-    clients: ClientFactory
-    allow_abstain: bool = False
-    max_prompt_tokens: int = DEFAULT_MAX_PROMPT_TOKENS
-    max_output_tokens: int = DEFAULT_MAX_OUTPUT_TOKENS
     name: str = "rubric"
-
-    def config(self) -> dict[str, Any]:
-        return {"judge": self.name, "model": self.model, "allow_abstain": self.allow_abstain,
-                "max_prompt_tokens": self.max_prompt_tokens,
-                "max_output_tokens": self.max_output_tokens, "temperature": 0.0}
 
     def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
         started = time.monotonic()
-        fresh_transcript(out_dir)
         state = _State(case_id=case.root.name)
         try:
             self._run(case, out_dir, state)
-        except (OSError, ValidationError) as exc:
-            state.error = f"case package unreadable: {exc}"
-        except ModelError as exc:
-            state.error = f"model call failed: {exc}"
-        except oneshot.OutputError as exc:
-            state.error = f"unparseable output: {exc}"
+        except oneshot.FAILURES as exc:
+            state.error = oneshot.failure_reason(exc)
         verdict = state.verdict(self.name, self.model, round(time.monotonic() - started, 3))
         write_products(out_dir, state.plan, state.log, verdict)
         return verdict
 
     def _run(self, case: CasePackage, out_dir: Path, state: _State) -> None:
-        client = self.clients(out_dir)
+        client = self.clients(out_dir)  # first: it replaces an earlier attempt's transcript
         task = oneshot.render("rubric_task.md.j2", instruction=case.instruction.strip(),
                               skills=_skill_texts(case))
         rubric, response = oneshot.call_tool(

@@ -78,3 +78,17 @@ def test_unknown_knob_is_refused(fake_api: FakeMessagesServer) -> None:
         make_judge(options(fake_api, max_prompt_tokns=5))
     with pytest.raises(JudgeConfigError, match="needs a model"):
         make_judge(JudgeOptions())
+
+
+def test_a_rerun_that_fails_early_leaves_no_transcript_of_the_earlier_attempt(
+    fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
+) -> None:
+    fake_api.push(reply(tool_use("submit_verdict", {"decision": "fail", "rationale": "r"})))
+    case = dataset.case("c-fail")
+    make_judge(options(fake_api)).judge(case, tmp_path / "o")
+    assert (tmp_path / "o" / TRANSCRIPT_FILE).is_file()
+    (case.root / "trajectory.json").unlink()
+    verdict = make_judge(options(fake_api)).judge(dataset.case("c-fail"), tmp_path / "o")
+    assert verdict.decision == Decision.ERROR
+    assert (verdict.error or "").startswith("case package unreadable")
+    assert not (tmp_path / "o" / TRANSCRIPT_FILE).exists()
