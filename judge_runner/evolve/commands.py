@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from judge_runner.cases import Dataset
-from judge_runner.evolve.evaluate import SkillEvaluator
-from judge_runner.evolve.loop import Evolution, EvolveError
-from judge_runner.evolve.optimizer import ModelOptimizer, Optimizer
-from judge_runner.evolve.report import REPORT_FILE, render_report
-from judge_runner.evolve.splits import resolve_splits
-from judge_runner.evolve.state import EvolveConfig, EvolveState
-from judge_runner.judges import Judge
-from judge_runner.judges.cli_options import build_or_exit, judge_options
+from judge_runner.cli_support import fail
+
+if TYPE_CHECKING:  # the implementation loads only when a command runs (fast CLI start)
+    from judge_runner.evolve.optimizer import Optimizer
 
 OPTIMIZER_TRANSCRIPT = Path("optimizer") / "transcript.jsonl"
 
@@ -30,6 +25,7 @@ def _optimizer(name: str, model: str | None, base_url: str | None, run_dir: Path
     if name == "model":
         if not model:
             raise typer.BadParameter("--optimizer-model is required with --optimizer model")
+        from judge_runner.evolve.optimizer import ModelOptimizer
         from judge_runner.models import make_client
 
         return ModelOptimizer(make_client(base_url=base_url), model, run_dir / OPTIMIZER_TRANSCRIPT)
@@ -82,13 +78,21 @@ def evolve_cmd(
     """Start an evolution run, or resume the one in --run-dir (`evolve report DIR` reports)."""
     if ctx.invoked_subcommand is not None:
         return
+    from judge_runner.cases import Dataset
+    from judge_runner.evolve.evaluate import SkillEvaluator
+    from judge_runner.evolve.loop import Evolution, EvolveError
+    from judge_runner.evolve.report import REPORT_FILE, render_report
+    from judge_runner.evolve.splits import resolve_splits
+    from judge_runner.evolve.state import EvolveConfig
+    from judge_runner.judges import Judge
+    from judge_runner.judges.cli_options import build_or_exit, judge_options
+
     if skill is None or dev is None or run_dir is None:
         raise typer.BadParameter("--skill, --dev and --run-dir are required to evolve")
     try:
         splits = resolve_splits(dev, gate, eval_split, dataset)
     except (OSError, ValueError) as exc:
-        typer.secho(f"error: {exc}", err=True, fg="red")
-        raise typer.Exit(2) from None
+        raise fail(str(exc)) from None
     ds = Dataset(splits.dataset)
     optimizer_name = optimizer or ("rules" if judge == "rules" else "model")
     config = EvolveConfig(
@@ -132,8 +136,7 @@ def evolve_cmd(
     try:
         state = evolution.run()
     except EvolveError as exc:
-        typer.secho(f"error: {exc}", err=True, fg="red")
-        raise typer.Exit(2) from None
+        raise fail(str(exc)) from None
     text = render_report(run_dir, state)
     (run_dir / REPORT_FILE).write_text(text, encoding="utf-8")
     typer.echo(text)
@@ -144,10 +147,12 @@ def report_cmd(
     run_dir: Annotated[Path, typer.Argument(help="An evolution run directory.")],
 ) -> None:
     """Versions table, every candidate's gate figures, promotions with diffs, and spend."""
+    from judge_runner.evolve.report import REPORT_FILE, render_report
+    from judge_runner.evolve.state import EvolveState
+
     state = EvolveState.load(run_dir)
     if state is None:
-        typer.secho(f"error: no evolution state in {run_dir}", err=True, fg="red")
-        raise typer.Exit(2)
+        raise fail(f"no evolution state in {run_dir}")
     text = render_report(run_dir, state)
     (run_dir / REPORT_FILE).write_text(text, encoding="utf-8")
     typer.echo(text)

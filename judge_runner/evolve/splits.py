@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge_runner.splits.manifest import MANIFEST_FILE, BenchManifest, read_split
+from judge_runner.splits.manifest import MANIFEST_FILE, read_split, verified_dataset
 
 
 class SplitOverlapError(ValueError):
@@ -43,20 +43,19 @@ def resolve_splits(
 ) -> EvolveSplits:
     """Read the dev and gate splits, find the dataset, and refuse an eval overlap.
 
-    Raises OSError for a missing split file, ValueError when no dataset can be found, and
+    Raises OSError for a missing split file or dataset, ValueError when no dataset can be found
+    or the bench manifest's dataset has changed since the splits were built, and
     SplitOverlapError (a ValueError) when dev or gate shares a case with the eval split.
     """
     bench = dev if dev.is_dir() else dev.parent
     dev_file = bench / "dev.txt" if dev.is_dir() else dev
     gate_file = gate if gate is not None else bench / "gate.txt"
     eval_file = eval_split if eval_split is not None else bench / "eval.txt"
-    if dataset is None:
-        manifest = bench / MANIFEST_FILE
-        if not manifest.is_file():
-            raise ValueError(f"no --dataset given and no {MANIFEST_FILE} in {bench} to find it")
-        dataset = Path(
-            BenchManifest.model_validate_json(manifest.read_text(encoding="utf-8")).dataset
-        )
+    if (bench / MANIFEST_FILE).is_file():
+        # Splits built by `bench build` name their dataset and refuse one that has changed.
+        dataset = verified_dataset(bench, dataset).root
+    elif dataset is None:
+        raise ValueError(f"no --dataset given and no {MANIFEST_FILE} in {bench} to find it")
     dev_ids, gate_ids = read_split(dev_file), read_split(gate_file)
     refuse_overlap(dev_ids, gate_ids, read_split(eval_file) if eval_file.is_file() else [])
     return EvolveSplits(dataset=dataset, dev=dev_ids, gate=gate_ids)
