@@ -25,7 +25,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -215,7 +214,3 @@ def _head(text: str, chars: int | None) -> str:
     if chars is None or len(text) <= chars:
         return text
     return f"{text[:chars]}\n[... {len(text) - chars} more characters not shown]"
-
-
-def selection_details(selection: Selection) -> dict[str, Any]:
-    return {"selection": selection.model_dump()}

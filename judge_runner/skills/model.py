@@ -44,10 +44,6 @@ class JudgeSkill(BaseModel):
     references: tuple[Reference, ...]
     content_hash: str  # sha256 over every file of the directory (names and bytes)
 
-    @property
-    def short_hash(self) -> str:
-        return self.content_hash[:12]
-
 
 def parse_front_matter(text: str, where: str) -> dict[str, str]:
     """Parse flat `key: value` front matter between two `---` lines.

@@ -18,7 +18,6 @@ READ_FILE = "read_file"
 WRITE_PLAN = "write_plan"
 RECORD_INSPECTION = "record_inspection"
 SUBMIT_VERDICT = "submit_verdict"
-INSPECTION_TOOLS = (BASH, READ_FILE)
 
 DEFAULT_PAGE_CHARS = 20_000
 MAX_PAGE_CHARS = 60_000

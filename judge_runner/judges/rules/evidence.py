@@ -23,7 +23,7 @@ from functools import cached_property
 from pathlib import PurePosixPath
 
 from judge_runner.cases import CasePackage
-from judge_runner.cases.models import ArtifactRecord, Step, StepKind, TerminationStatus, Trajectory
+from judge_runner.cases.models import ArtifactRecord, Step, StepKind, Trajectory
 from judge_runner.ingest.normalize import SAME_AS_FINAL
 
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w*Error: ", re.MULTILINE)
@@ -274,10 +274,6 @@ class CaseView:
     @cached_property
     def outputs(self) -> list[RequiredOutput]:
         return required_outputs(self.instruction)
-
-    @property
-    def terminated(self) -> TerminationStatus:
-        return self.trajectory.termination.status
 
     @cached_property
     def final_message(self) -> str:
