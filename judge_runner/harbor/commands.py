@@ -11,7 +11,6 @@ from rich.console import Console
 from judge_runner.cases.dataset import Dataset
 from judge_runner.harbor.collect import CollectError, collect_job
 from judge_runner.harbor.export import (
-    DEFAULT_IMAGE,
     ExportError,
     ExportOptions,
     NetworkIsolation,
@@ -19,6 +18,7 @@ from judge_runner.harbor.export import (
 )
 from judge_runner.runs.commands import resolve_split
 from judge_runner.runs.report import HTML_FILE, metrics_table
+from judge_runner.sandbox.engine import default_image
 from judge_runner.skills import SkillError, load_skill
 
 _stdout = Console()
@@ -46,8 +46,9 @@ def export_command(
         "--bench", help="Bench dir holding the split files (default DATASET/bench).")] = None,
     skill: Annotated[Path | None, typer.Option(
         "--skill", help="JudgeSkill directory installed in every task (default: none).")] = None,
-    image: Annotated[str, typer.Option(
-        "--image", help="Judge image the tasks build FROM.")] = DEFAULT_IMAGE,
+    image: Annotated[str | None, typer.Option(
+        "--image", help="Judge image the tasks build FROM (default $JUDGE_RUNNER_SANDBOX_IMAGE "
+        "or judge-runner-judge:latest, as for the docker sandbox).")] = None,
     network: Annotated[NetworkIsolation, typer.Option(
         "--network", help="docker: compose network_mode none (plain Docker engines); "
         "policy: Harbor's no-network policy (modal, daytona, ...); open: no restriction "
@@ -64,7 +65,8 @@ def export_command(
         judge_skill = load_skill(skill) if skill is not None else None
     except SkillError as exc:
         raise _fail(str(exc)) from exc
-    options = ExportOptions(image=image, network=network, agent_timeout_s=agent_timeout)
+    options = ExportOptions(image=image or default_image(), network=network,
+                            agent_timeout_s=agent_timeout)
     try:
         result = export_tasks(data, case_ids, judge_skill, out, options)
     except ExportError as exc:

@@ -27,9 +27,9 @@ from judge_runner.cases.dataset import CasePackage, Dataset
 from judge_runner.cases.models import LabelRecord
 from judge_runner.harbor import layout
 from judge_runner.harbor import verifier as verifier_module
+from judge_runner.sandbox.engine import default_image
 from judge_runner.skills import JudgeSkill
 
-DEFAULT_IMAGE = "judge-runner-judge:latest"
 JUDGE_HOME = "/home/judge"
 _TASK_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
@@ -53,11 +53,13 @@ class NetworkIsolation(StrEnum):
 
 @dataclass(frozen=True)
 class ExportOptions:
-    """image: judge image the task builds FROM. network: see NetworkIsolation.
+    """image: judge image the task builds FROM (default: the docker sandbox's,
+    ``$JUDGE_RUNNER_SANDBOX_IMAGE`` or ``judge-runner-judge:latest``). network: see
+    NetworkIsolation.
     agent_timeout_s / verifier_timeout_s: Harbor's phase timeouts. cpus / memory_mb: resources.
     """
 
-    image: str = DEFAULT_IMAGE
+    image: str = field(default_factory=default_image)
     network: NetworkIsolation = NetworkIsolation.DOCKER
     agent_timeout_s: float = 1800.0
     verifier_timeout_s: float = 120.0

@@ -23,27 +23,24 @@ import math
 import shlex
 import time
 from collections.abc import Coroutine
-from types import TracebackType
-from typing import Any, Protocol, Self, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from judge_runner.harbor.layout import CASE_DIR, JUDGE_USER
-from judge_runner.sandbox.base import ExecResult, SandboxError
+from judge_runner.sandbox.base import ClosedOnExit, ExecResult, SandboxError
 from judge_runner.sandbox.files import (
     READ_FILE_SCRIPT,
+    list_files_argv,
     parse_file_list,
     read_file_result,
 )
 from judge_runner.sandbox.limits import SandboxLimits
 from judge_runner.sandbox.output import CappedStream
-from judge_runner.sandbox.wrapper import new_exec_id, run_argv, sweep_argv, timed_out
+from judge_runner.sandbox.wrapper import exec_wrapped, sweep_argv
 
 T = TypeVar("T")
 
-_LIST_SCRIPT = r"""
-[ -e "$1" ] || exit 66
-exec find "$1" -mindepth 1 \( -type f -o -type l \) -print0 2>/dev/null
-"""
-# Seconds Harbor may take beyond the in-container timeout before the host gives up on a call.
+# Seconds Harbor may take beyond a call's budget (for exec: the wrapper's timeout, the kill
+# grace and `wrapper.HOST_SLACK`) before the host gives up on it.
 HOST_SLACK = 30.0
 
 
@@ -66,7 +63,7 @@ class HarborEnvironment(Protocol):
     ) -> HarborExecResult: ...
 
 
-class HarborSandbox:
+class HarborSandbox(ClosedOnExit):
     """Sandbox Protocol over a Harbor environment; see the module docstring.
 
     environment: the trial's environment. loop: the event loop it belongs to.
@@ -107,24 +104,22 @@ class HarborSandbox:
         )
 
     def exec(self, cmd: str, timeout: float | None = None) -> ExecResult:
-        limit = timeout if timeout is not None else self.limits.exec_timeout
-        exec_id = new_exec_id()
-        started = time.monotonic()
+        """Same contract as `DockerSandbox.exec` (`wrapper.exec_wrapped`); stderr arrives
+        merged into stdout."""
+        return exec_wrapped(cmd, timeout, self.limits, self._run_wrapped)
+
+    def _run_wrapped(
+        self, argv: list[str], out: CappedStream, err: CappedStream, deadline: float,
+        exec_id: str,
+    ) -> tuple[bool, int | None]:
         try:
-            result = self._run(run_argv(cmd, limit, self.limits.kill_grace, exec_id),
-                               limit + self.limits.kill_grace)
+            result = self._run(argv, deadline - time.monotonic())
         except SandboxError:
             # The host gave up; make sure nothing of this command keeps running inside.
             self._best_effort_sweep(exec_id)
             raise
-        duration = time.monotonic() - started
-        out = CappedStream(self.limits.output_cap)
         out.feed((result.stdout or "").encode("utf-8", errors="replace"))
-        is_timeout = timed_out(result.return_code, duration, limit)
-        return ExecResult(stdout=out.text(), stderr="",
-                          exit_code=None if is_timeout else result.return_code,
-                          timed_out=is_timeout, truncated=out.truncated,
-                          duration=round(duration, 3))
+        return True, result.return_code
 
     def _best_effort_sweep(self, exec_id: str) -> None:
         # The environment is already failing; the original error is what matters.
@@ -147,20 +142,9 @@ class HarborSandbox:
 
     def list_files(self, path: str = CASE_DIR) -> list[str]:
         # Harbor merges stderr into stdout: find's complaints must not become file names.
-        result = self._run(["sh", "-c", _LIST_SCRIPT, "jr-list", path], 60.0)
+        result = self._run(list_files_argv(path, drop_stderr=True), 60.0)
         return parse_file_list(path, True, result.return_code,
                                (result.stdout or "").encode("utf-8", errors="replace"), "")
 
     def close(self) -> None:
         """Nothing to release: Harbor owns the environment and tears it down after the trial."""
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from types import TracebackType
 from typing import Protocol, Self
 
@@ -45,3 +46,22 @@ class Sandbox(Protocol):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None: ...
+
+
+class ClosedOnExit(ABC):
+    """Base of the sandbox implementations: a `with` block calls `close()` on the way out,
+    whatever the exception (Ctrl-C included)."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -29,12 +29,18 @@ import time
 import uuid
 from datetime import UTC, datetime
 from pathlib import Path
-from types import FrameType, TracebackType
-from typing import Any, Self
+from types import FrameType
+from typing import Any
 
 from judge_runner.log import get_logger
 from judge_runner.sandbox import engine, wrapper
-from judge_runner.sandbox.base import CASE_MOUNT, SCRATCH_DIR, ExecResult, SandboxError
+from judge_runner.sandbox.base import (
+    CASE_MOUNT,
+    SCRATCH_DIR,
+    ClosedOnExit,
+    ExecResult,
+    SandboxError,
+)
 from judge_runner.sandbox.execd import SERVER_SOURCE, Channel
 from judge_runner.sandbox.files import (
     READ_FILE_SCRIPT,
@@ -49,7 +55,6 @@ from judge_runner.sandbox.output import CappedStream
 log = get_logger(__name__)
 
 SANDBOX_UID = "10001:10001"
-_STDOUT, _STDERR = 1, 2
 _COMMAND_ENV = {
     "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
     "HOME": SCRATCH_DIR,
@@ -62,7 +67,7 @@ _COMMAND_ENV = {
 _READY_TIMEOUT = 30.0
 
 
-class DockerSandbox:
+class DockerSandbox(ClosedOnExit):
     """A running container for one case package. Use as a context manager.
 
     Args:
@@ -206,49 +211,18 @@ class DockerSandbox:
         except Exception as exc:
             log.warning("sandbox.remove_failed", container=ref, error=str(exc))
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     # -- commands --------------------------------------------------------------------------
 
     def exec(self, cmd: str, timeout: float | None = None) -> ExecResult:
-        """Run `cmd` with bash in ``/case`` as the sandbox user.
+        """Run `cmd` with bash in ``/case`` as the sandbox user (contract: `wrapper.exec_wrapped`).
 
         The whole process tree is killed at `timeout` (default ``limits.exec_timeout``) and
-        anything it left running is killed when it ends. stdout and stderr are each capped at
-        ``limits.output_cap`` while streaming. A command that times out has ``timed_out`` set
-        and ``exit_code`` None; one killed otherwise (e.g. out of memory) keeps the shell's
-        status (137 for SIGKILL).
+        anything it left running is killed when it ends.
 
         Raises:
             SandboxError: the container is gone or the engine failed — not a failing command.
         """
-        limit = timeout if timeout is not None else self.limits.exec_timeout
-        exec_id = wrapper.new_exec_id()
-        argv = wrapper.run_argv(cmd, limit, self.limits.kill_grace, exec_id)
-        out = CappedStream(self.limits.output_cap)
-        err = CappedStream(self.limits.output_cap)
-        started = time.monotonic()
-        deadline = started + limit + self.limits.kill_grace + wrapper.HOST_SLACK
-        finished, exit_code = self._call(argv, out, err, deadline, exec_id)
-        duration = time.monotonic() - started
-        hit_timeout = not finished or wrapper.timed_out(exit_code, duration, limit)
-        return ExecResult(
-            stdout=out.text(),
-            stderr=err.text(),
-            exit_code=None if hit_timeout else exit_code,
-            timed_out=hit_timeout,
-            truncated=out.truncated or err.truncated,
-            duration=duration,
-        )
+        return wrapper.exec_wrapped(cmd, timeout, self.limits, self._call)
 
     def _call(
         self, argv: list[str], out: CappedStream, err: CappedStream, deadline: float,
@@ -295,7 +269,7 @@ class DockerSandbox:
             raise SandboxError(f"exec failed in sandbox {self.name}: {exc}") from exc
         sock = getattr(raw, "_sock", raw)
         try:
-            _pump(sock, CappedStream(4096), CappedStream(4096), deadline)
+            _drain(sock, deadline)
         finally:
             raw.close()
             sock.close()
@@ -330,42 +304,16 @@ class DockerSandbox:
         return parse_file_list(path, finished, code, out.value(), err.text())
 
 
-def _pump(sock: Any, out: CappedStream, err: CappedStream, deadline: float) -> bool:
-    """Demultiplex the engine's exec stream (8-byte frame headers) into two capped streams.
-
-    Payloads are routed as they arrive, so memory stays bounded whatever the frame sizes.
-    Returns False when `deadline` passed before the stream ended."""
-    header = bytearray()
-    target: CappedStream | None = None
-    remaining = 0
-    while True:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return False
+def _drain(sock: Any, deadline: float) -> None:
+    """Read the engine's exec stream until it ends or `deadline` passes. The output is not
+    wanted (the sweep prints nothing useful), so its frames need no splitting."""
+    while (left := deadline - time.monotonic()) > 0:
         sock.settimeout(left)
         try:
-            data = sock.recv(1 << 16)
+            if not sock.recv(1 << 16):
+                return
         except TimeoutError:
-            return False
-        if not data:
-            return True
-        view = memoryview(data)
-        while view:
-            if remaining == 0:
-                need = 8 - len(header)
-                header += view[:need]
-                view = view[need:]
-                if len(header) < 8:
-                    break
-                target = err if header[0] == _STDERR else out
-                remaining = int.from_bytes(header[4:8], "big")
-                header.clear()
-                continue
-            take = view[:remaining]
-            assert target is not None
-            target.feed(bytes(take))
-            remaining -= len(take)
-            view = view[len(take):]
+            return
 
 
 def _slug(name: str) -> str:

@@ -61,42 +61,31 @@ for line in sys.stdin.buffer:
 
 # Exit status reported when the server could not start a command (as a shell reports it).
 CANNOT_START = 126
+_ENGINE_STDERR = 2
+_READY, _OUT, _ERR, _END = b"roex"  # the server's frame kinds, as byte values
 
 
-class _DockerDemux:
-    """Splits the engine's attach stream (8-byte headers: stream id, size) into payloads."""
+class _Frames:
+    """Splits a byte stream into length-prefixed frames: a header of `header` bytes whose first
+    byte tags the frame and whose last four give the payload size (big-endian). The engine's
+    attach stream uses 8-byte headers (tag: 1 stdout, 2 stderr); the server's own frames inside
+    its stdout use 5-byte ones (tag: a kind letter). Frames are at most 64 KiB here."""
 
-    def __init__(self) -> None:
+    def __init__(self, header: int) -> None:
+        self._header = header
         self._buf = bytearray()
 
     def feed(self, data: bytes) -> Iterator[tuple[int, bytes]]:
         self._buf += data
-        while len(self._buf) >= 8:
-            size = int.from_bytes(self._buf[4:8], "big")
-            if len(self._buf) < 8 + size:
+        h = self._header
+        while len(self._buf) >= h:
+            size = int.from_bytes(self._buf[h - 4:h], "big")
+            if len(self._buf) < h + size:
                 return
-            stream = self._buf[0]
-            payload = bytes(self._buf[8:8 + size])
-            del self._buf[:8 + size]
-            yield stream, payload
-
-
-class _FrameParser:
-    """Splits the server's own frames out of its stdout bytes. Frames are at most 64 KiB."""
-
-    def __init__(self) -> None:
-        self._buf = bytearray()
-
-    def feed(self, data: bytes) -> Iterator[tuple[bytes, bytes]]:
-        self._buf += data
-        while len(self._buf) >= 5:
-            size = int.from_bytes(self._buf[1:5], "big")
-            if len(self._buf) < 5 + size:
-                return
-            kind = bytes(self._buf[:1])
-            payload = bytes(self._buf[5:5 + size])
-            del self._buf[:5 + size]
-            yield kind, payload
+            tag = self._buf[0]
+            payload = bytes(self._buf[h:h + size])
+            del self._buf[:h + size]
+            yield tag, payload
 
 
 class Channel:
@@ -109,12 +98,12 @@ class Channel:
         self._raw = sock
         self._sock = getattr(sock, "_sock", sock)
         self._name = name
-        self._demux = _DockerDemux()
-        self._frames = _FrameParser()
-        self._pending: list[tuple[bytes, bytes]] = []
+        self._demux = _Frames(8)
+        self._frames = _Frames(5)
+        self._pending: list[tuple[int, bytes]] = []
         self._server_stderr = CappedStream(8192)
 
-    def _next_frame(self, deadline: float) -> tuple[bytes, bytes] | None:
+    def _next_frame(self, deadline: float) -> tuple[int, bytes] | None:
         """The next server frame, or None when `deadline` passes first."""
         while not self._pending:
             left = deadline - time.monotonic()
@@ -131,7 +120,7 @@ class Channel:
                 raise SandboxError(f"sandbox {self._name}: its command server exited "
                                    f"({self._server_stderr.text().strip() or 'no message'})")
             for stream, payload in self._demux.feed(data):
-                if stream == 2:
+                if stream == _ENGINE_STDERR:
                     self._server_stderr.feed(payload)
                 else:
                     self._pending.extend(self._frames.feed(payload))
@@ -140,7 +129,7 @@ class Channel:
     def wait_ready(self, deadline: float) -> int:
         """Wait for the server's ready frame; returns the server's pid in the container."""
         frame = self._next_frame(deadline)
-        if frame is None or frame[0] != b"r" or not frame[1].isdigit():
+        if frame is None or frame[0] != _READY or not frame[1].isdigit():
             raise SandboxError(f"sandbox {self._name}: command server did not start "
                                f"({self._server_stderr.text().strip() or 'no message'})")
         return int(frame[1])
@@ -162,11 +151,11 @@ class Channel:
             if frame is None:
                 return False, None
             kind, payload = frame
-            if kind == b"o":
+            if kind == _OUT:
                 out.feed(payload)
-            elif kind == b"e":
+            elif kind == _ERR:
                 err.feed(payload)
-            elif kind == b"x":
+            elif kind == _END:
                 end = json.loads(payload)
                 if "error" in end:
                     # The command could not start (too long for argv, no pid left): a failed
@@ -175,7 +164,7 @@ class Channel:
                     return True, CANNOT_START
                 return True, int(end["code"])
             else:
-                raise SandboxError(f"sandbox {self._name}: unexpected frame {kind!r}")
+                raise SandboxError(f"sandbox {self._name}: unexpected frame {bytes([kind])!r}")
 
     def close(self) -> None:
         for closable in (self._raw, self._sock):

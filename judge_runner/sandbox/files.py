@@ -21,15 +21,18 @@ READ_FILE_SCRIPT = r"""
 exec head -c "$2" -- "$1"
 """
 _MISSING, _IS_DIR, _DENIED = 66, 67, 68
-# find's -printf is GNU; the NUL separator keeps names with newlines intact.
+# The NUL separator keeps names with newlines intact.
 _LIST_SCRIPT = r"""
 [ -e "$1" ] || exit 66
-exec find "$1" -mindepth 1 \( -type f -o -type l \) -print0
+exec find "$1" -mindepth 1 \( -type f -o -type l \) -print0{stderr}
 """
 
 
-def list_files_argv(path: str) -> list[str]:
-    return ["sh", "-c", _LIST_SCRIPT, "jr-list", path]
+def list_files_argv(path: str, *, drop_stderr: bool = False) -> list[str]:
+    """argv listing the files under `path` (for `parse_file_list`). `drop_stderr` for
+    environments that merge stderr into stdout, where find's complaints would become names."""
+    script = _LIST_SCRIPT.format(stderr=" 2>/dev/null" if drop_stderr else "")
+    return ["sh", "-c", script, "jr-list", path]
 
 
 def read_file_result(

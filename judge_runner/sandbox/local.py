@@ -24,12 +24,17 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from types import TracebackType
-from typing import IO, Self
+from typing import IO
 
 from judge_runner.log import get_logger
 from judge_runner.sandbox import wrapper
-from judge_runner.sandbox.base import CASE_MOUNT, SCRATCH_DIR, ExecResult, SandboxError
+from judge_runner.sandbox.base import (
+    CASE_MOUNT,
+    SCRATCH_DIR,
+    ClosedOnExit,
+    ExecResult,
+    SandboxError,
+)
 from judge_runner.sandbox.execd import CANNOT_START
 from judge_runner.sandbox.files import (
     READ_FILE_SCRIPT,
@@ -53,7 +58,7 @@ exec "$@"
 """
 
 
-class LocalSandbox:
+class LocalSandbox(ClosedOnExit):
     """A temporary copy of one case package plus a scratch directory. Use as a context manager.
 
     Args:
@@ -95,17 +100,6 @@ class LocalSandbox:
             _make_writable(self._root)
         shutil.rmtree(self._root, ignore_errors=True)
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     # -- path views ------------------------------------------------------------------------
 
     def _host_text(self, text: str) -> str:
@@ -122,24 +116,9 @@ class LocalSandbox:
 
     def exec(self, cmd: str, timeout: float | None = None) -> ExecResult:
         """Run `cmd` with bash in the case copy; same contract as `DockerSandbox.exec`."""
-        limit = timeout if timeout is not None else self.limits.exec_timeout
-        exec_id = wrapper.new_exec_id()
-        argv = wrapper.run_argv(self._host_text(cmd), limit, self.limits.kill_grace, exec_id)
-        out = CappedStream(self.limits.output_cap)
-        err = CappedStream(self.limits.output_cap)
-        started = time.monotonic()
-        deadline = started + limit + self.limits.kill_grace + wrapper.HOST_SLACK
-        finished, exit_code = self._run(argv, out, err, deadline, exec_id)
-        duration = time.monotonic() - started
-        hit_timeout = not finished or wrapper.timed_out(exit_code, duration, limit)
-        return ExecResult(
-            stdout=self._view_text(out.text()),
-            stderr=self._view_text(err.text()),
-            exit_code=None if hit_timeout else exit_code,
-            timed_out=hit_timeout,
-            truncated=out.truncated or err.truncated,
-            duration=duration,
-        )
+        result = wrapper.exec_wrapped(self._host_text(cmd), timeout, self.limits, self._run)
+        return result.model_copy(update={"stdout": self._view_text(result.stdout),
+                                         "stderr": self._view_text(result.stderr)})
 
     def _run(
         self, argv: list[str], out: CappedStream, err: CappedStream, deadline: float,

@@ -20,7 +20,13 @@ The wrapper's exit status is the command's (124 or 137 when ``timeout`` had to s
 
 from __future__ import annotations
 
+import time
 import uuid
+from typing import Protocol
+
+from judge_runner.sandbox.base import ExecResult
+from judge_runner.sandbox.limits import SandboxLimits
+from judge_runner.sandbox.output import CappedStream
 
 # Container sweep: KILL every process except the kept ones and this shell, until none is left
 # (zombies count until the init reaps them; bounded rounds). Processes of other uids (an
@@ -91,3 +97,44 @@ def sweep_argv(exec_id: str) -> list[str]:
 def timed_out(exit_code: int | None, duration: float, timeout: float) -> bool:
     """Whether a wrapper status means the timeout fired (a command exiting 124 early does not)."""
     return exit_code in TIMEOUT_STATUSES and duration >= timeout * 0.98
+
+
+class WrappedRun(Protocol):
+    """Runs a wrapper argv in one sandbox kind, streaming its stdout and stderr into `out` and
+    `err`; returns (finished, exit status). Unfinished means the host stopped waiting at
+    `deadline` and made sure the command's processes are gone (see `sweep_argv`)."""
+
+    def __call__(
+        self, argv: list[str], out: CappedStream, err: CappedStream, deadline: float,
+        exec_id: str,
+    ) -> tuple[bool, int | None]: ...
+
+
+def exec_wrapped(
+    cmd: str, timeout: float | None, limits: SandboxLimits, run: WrappedRun
+) -> ExecResult:
+    """The ``exec`` every sandbox kind shares: `cmd` under the wrapper with `timeout` (default
+    ``limits.exec_timeout``), stdout and stderr each capped at ``limits.output_cap``.
+
+    The host waits until the wrapper's own timeout plus the kill grace plus `HOST_SLACK`. A
+    command that times out (or that the host gave up on) has ``timed_out`` set and
+    ``exit_code`` None; one killed otherwise keeps the shell's status (137 for SIGKILL).
+    Whatever `run` raises (SandboxError for a broken sandbox) propagates."""
+    limit = timeout if timeout is not None else limits.exec_timeout
+    exec_id = new_exec_id()
+    argv = run_argv(cmd, limit, limits.kill_grace, exec_id)
+    out = CappedStream(limits.output_cap)
+    err = CappedStream(limits.output_cap)
+    started = time.monotonic()
+    deadline = started + limit + limits.kill_grace + HOST_SLACK
+    finished, exit_code = run(argv, out, err, deadline, exec_id)
+    duration = time.monotonic() - started
+    hit_timeout = not finished or timed_out(exit_code, duration, limit)
+    return ExecResult(
+        stdout=out.text(),
+        stderr=err.text(),
+        exit_code=None if hit_timeout else exit_code,
+        timed_out=hit_timeout,
+        truncated=out.truncated or err.truncated,
+        duration=duration,
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import tomllib
@@ -143,6 +144,13 @@ def test_per_case_problems_are_reported_and_the_rest_exported(
     assert "not usable as a Harbor task name" in result.errors["bad id"]
 
 
+def test_the_default_image_is_the_docker_sandbox_image(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JUDGE_RUNNER_SANDBOX_IMAGE", raising=False)
+    assert ExportOptions().image == "judge-runner-judge:latest"
+    monkeypatch.setenv("JUDGE_RUNNER_SANDBOX_IMAGE", "registry.example/judge:v7")
+    assert ExportOptions().image == "registry.example/judge:v7"
+
+
 def test_cli_exports_a_split_file(dataset: Dataset, tmp_path: Path) -> None:
     ids = one_case_per_task(dataset, 2)
     split = tmp_path / "mine.txt"
@@ -151,7 +159,10 @@ def test_cli_exports_a_split_file(dataset: Dataset, tmp_path: Path) -> None:
     done = subprocess.run(
         [str(VENV_BIN / "judge-runner"), "harbor", "export", str(dataset.root), "--split",
          str(split), "--skill", str(SKILL), "--out", str(out)],
+        env={**os.environ, "JUDGE_RUNNER_SANDBOX_IMAGE": "registry.example/judge:v7"},
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "exported 2 task(s)" in done.stdout
     assert sorted(p.name for p in out.iterdir()) == ids
+    dockerfile = (out / ids[0] / "environment" / "Dockerfile").read_text()
+    assert "ARG JUDGE_IMAGE=registry.example/judge:v7\n" in dockerfile

@@ -130,6 +130,21 @@ class TimeoutScript:
                                                  "citations": ["I1"]}))
 
 
+def test_files_are_listed_and_read_intact(host_box: HarborSandbox, tmp_path: Path) -> None:
+    folder = tmp_path / "case"
+    (folder / "sub").mkdir(parents=True)
+    (folder / "sub" / "table.bin").write_bytes(bytes(range(256)))
+    (folder / "notes.txt").write_text("hello\n")
+    assert host_box.list_files(str(folder)) == [str(folder / "notes.txt"),
+                                                str(folder / "sub" / "table.bin")]
+    assert host_box.read_file(str(folder / "sub" / "table.bin")) == bytes(range(256))
+    assert host_box.read_file(str(folder / "notes.txt"), max_bytes=3) == b"hel"
+    with pytest.raises(FileNotFoundError):
+        host_box.list_files(str(folder / "missing"))
+    with pytest.raises(IsADirectoryError):
+        host_box.read_file(str(folder / "sub"))
+
+
 @pytest.mark.docker
 @pytest.mark.slow
 def test_timeouts_kill_children_and_the_judge_cannot_write_outside_scratch(

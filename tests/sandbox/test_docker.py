@@ -14,6 +14,7 @@ import pytest
 
 from judge_runner.sandbox import SandboxError, SandboxLimits
 from judge_runner.sandbox.docker import DockerSandbox
+from judge_runner.sandbox.wrapper import HOST_SLACK
 from tests.sandbox.conftest import Planted, docker_client
 
 pytestmark = pytest.mark.docker
@@ -153,6 +154,19 @@ def test_background_leftovers_are_killed_when_the_command_ends(box: DockerSandbo
 def test_a_command_exiting_124_on_its_own_is_not_a_timeout(box: DockerSandbox) -> None:
     result = box.exec("exit 124", timeout=30)
     assert not result.timed_out and result.exit_code == 124
+
+
+def test_a_wedged_wrapper_is_swept_from_outside_and_the_sandbox_stays_usable(
+    box: DockerSandbox,
+) -> None:
+    # Stop the wrapper shell (the parent of timeout, our parent): it can no longer report, so
+    # the host waits past its deadline, then kills the leftovers with a `docker exec`.
+    wedge = "kill -STOP $(cut -d' ' -f4 /proc/$PPID/stat); sleep 1000"
+    result = box.exec(wedge, timeout=1)
+    assert result.timed_out and result.exit_code is None
+    assert HOST_SLACK < result.duration < HOST_SLACK + 20  # the host did wait past its deadline
+    assert box.exec("echo ok").stdout == "ok\n"
+    assert box.exec("ps -eo args | grep -c '^sleep 1000' || true").stdout.strip() == "0"
 
 
 def test_fork_bomb_is_stopped_by_the_pids_limit(
