@@ -70,9 +70,14 @@ class HarborSandbox(ClosedOnExit):
     limits: exec timeout, kill grace, output cap and read limit (other knobs are the
     environment's own: Harbor sets CPU, memory and network from task.toml).
     user: who runs the commands (default the judge image's non-root user).
+
+    ``isolated`` is True: the commands run in the trial's own container, which holds this case
+    and no label, apart from the host and other cases; its network is what the export chose
+    (none unless exported with ``--network open``).
     """
 
     kind = "harbor"
+    isolated = True
 
     def __init__(
         self,

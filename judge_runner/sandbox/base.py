@@ -28,7 +28,8 @@ class SandboxError(RuntimeError):
 
 
 class Sandbox(Protocol):
-    kind: str  # "docker" | "local"
+    kind: str  # "docker" | "local" | "harbor"
+    isolated: bool  # whether commands are kept off the host, its network and other cases
 
     def exec(self, cmd: str, timeout: float | None = None) -> ExecResult: ...
 

@@ -4,8 +4,9 @@ Commands run on this host as the current user, with the case package *copied* in
 temporary directory, a wall-clock timeout that kills the whole process tree (the same wrapper
 as the Docker sandbox), resource limits (address space, CPU time, file size, processes) and the
 same output caps. Nothing stops a command from reading other host files or using the network,
-and as root the copy's read-only permissions are not enforced. Runs record ``kind="local"`` /
-``isolated=False`` and the CLI warns once per process.
+and as root the copy's read-only permissions are not enforced. It says so (``kind="local"``,
+``isolated=False``, which judges copy into their verdicts' details) and `open_sandbox` warns
+once per process.
 
 So that judges can use the same paths everywhere, ``/case`` and ``/scratch`` in commands and
 paths are rewritten to the copy and its scratch directory, and back again in outputs. The

@@ -145,6 +145,10 @@ def test_files_are_listed_and_read_intact(host_box: HarborSandbox, tmp_path: Pat
         host_box.read_file(str(folder / "sub"))
 
 
+def test_kind_and_isolation_are_declared(host_box: HarborSandbox) -> None:
+    assert (host_box.kind, host_box.isolated) == ("harbor", True)
+
+
 @pytest.mark.docker
 @pytest.mark.slow
 def test_timeouts_kill_children_and_the_judge_cannot_write_outside_scratch(

@@ -1,4 +1,6 @@
-"""DockerSandbox against the real engine: isolation, limits, cleanup (the "must show" list)."""
+"""DockerSandbox against the real engine: no network, read-only case and root filesystem, no
+root, nothing outside the case package, timeouts, pids/memory/output limits, file access,
+cleanup and a command server that commands cannot subvert."""
 
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ def _exec_as_root(box: DockerSandbox, cmd: str) -> str:
         client.close()
 
 
-# -- 1. no network --------------------------------------------------------------------------
+# -- no network -------------------------------------------------------------------------------
 
 def _connect_script(host: str, port: int) -> str:
     return ("python3 -c \"import socket; s = socket.create_connection(("
@@ -79,7 +81,7 @@ def test_no_network_to_host_loopback_or_outside(box: DockerSandbox) -> None:
     assert interfaces == ["lo"]
 
 
-# -- 2. read-only case, nothing else reachable ----------------------------------------------
+# -- read-only case, nothing else reachable ---------------------------------------------------
 
 def test_case_is_read_only_and_rootfs_too(box: DockerSandbox) -> None:
     mount = box.exec("awk '$2 == \"/case\" {print $4}' /proc/mounts").stdout
@@ -130,7 +132,7 @@ def test_labels_evidence_and_other_cases_cannot_be_found(
     assert p.label_canary in (p.case_dir / "artifacts" / "peek-absolute").read_text()
 
 
-# -- 3. timeouts, fork bombs, output floods, memory -----------------------------------------
+# -- timeouts, fork bombs, output floods, memory ----------------------------------------------
 
 def test_sleep_is_killed_at_its_timeout_with_its_whole_tree(box: DockerSandbox) -> None:
     result = box.exec("sleep 1000", timeout=1)
@@ -220,7 +222,7 @@ def test_memory_exhaustion_is_contained(
         assert sandbox.exec("echo still-here").stdout == "still-here\n"
 
 
-# -- files and tools ------------------------------------------------------------------------
+# -- files and tools --------------------------------------------------------------------------
 
 def test_read_file_and_list_files(box: DockerSandbox) -> None:
     assert box.read_file("/case/artifacts/out.csv") == b"name,value\nalpha,1\nbeta,2\n"
@@ -269,7 +271,7 @@ def test_image_has_the_inspection_tools(box: DockerSandbox) -> None:
     assert result.stdout == "42\nhello docx\n0\n[1]\n", result.stderr
 
 
-# -- 4. cleanup -----------------------------------------------------------------------------
+# -- cleanup ----------------------------------------------------------------------------------
 
 def test_container_removed_on_close_and_close_is_idempotent(
     docker_engine: None, planted: Planted, test_labels: dict[str, str]
