@@ -136,8 +136,11 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
         self, skill_dir: Path | None, environment: BaseEnvironment,
         loop: asyncio.AbstractEventLoop,
     ) -> AgentJudge:
-        options = JudgeOptions(skill=skill_dir, model=_api_model(self.model_name),
-                               base_url=self._api_base,
+        # A task exported without a JudgeSkill means judging without one. The trial container
+        # is the judge image holding the case, as for `--sandbox docker`: the same configuration,
+        # so a Harbor run pairs with such an eval run (verdict details say "harbor").
+        options = JudgeOptions(skill=skill_dir, no_skill=skill_dir is None, sandbox="docker",
+                               model=_api_model(self.model_name), base_url=self._api_base,
                                allow_abstain=self._allow_abstain, extra=self._budgets)
         judge = make_judge(options)
         return replace(judge, sandboxes=lambda case: HarborSandbox(environment, loop))
