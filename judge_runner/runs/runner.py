@@ -104,7 +104,7 @@ def run_eval(
         verdicts = store.verdicts()
         log.info("run_end", judged=len(todo), seconds=round(time.monotonic() - started, 3))
     records = build_records(dataset, case_ids, verdicts)
-    summary = summarize(info, dataset, records, n_judged_now=len(todo),
+    summary = summarize(info, str(dataset.root), records, n_judged_now=len(todo),
                         wall_seconds=time.monotonic() - started)
     result = RunResult(run_dir=run_dir, info=info, records=records, summary=summary)
     write_outputs(result, reports=write_reports)
@@ -196,11 +196,15 @@ def _task_and_domain(case: CasePackage) -> tuple[str | None, str | None]:
 
 def summarize(
     info: RunInfo,
-    dataset: Dataset,
+    dataset: str | Dataset,
     records: list[CaseRecord],
     n_judged_now: int,
     wall_seconds: float,
 ) -> RunSummary:
+    """The run summary of `records`. `dataset` names the judged data (a path, or several joined);
+    only its name is kept. A Dataset is still accepted for callers written before it was a str.
+    """
+    source = str(dataset.root) if isinstance(dataset, Dataset) else dataset
     labeled = [r for r in records if r.label is not None]
     metrics = (compute_metrics((r.decision, r.label, r.domain) for r in labeled if r.label)
                if labeled else None)
@@ -208,7 +212,7 @@ def summarize(
     decisions = {d.value: sum(1 for r in records if r.decision is d) for d in Decision}
     return RunSummary(
         judge=info.judge, config_hash=info.config_hash, config=info.config,
-        dataset=str(dataset.root), n_cases=len(records), n_labeled=len(labeled),
+        dataset=source, n_cases=len(records), n_labeled=len(labeled),
         n_judged_now=n_judged_now, n_resumed=len(records) - n_judged_now, usage=usage,
         wall_seconds=round(wall_seconds, 3), metrics=metrics, decisions=decisions,
         n_unsupported=sum(1 for r in records if r.verdict.unsupported),
