@@ -24,6 +24,16 @@ class Usage(BaseModel):
     calls: int = 0
     retries: int = 0  # attempts beyond the first, summed over calls (429/5xx/timeouts)
 
+    @property
+    def prompt_tokens(self) -> int:
+        """Every input token of the calls: uncached, written to the cache and read from it."""
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    @property
+    def total_tokens(self) -> int:
+        """Prompt and output tokens together (what token budgets count)."""
+        return self.prompt_tokens + self.output_tokens
+
     def __add__(self, other: Usage) -> Usage:
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,

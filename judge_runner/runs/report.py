@@ -83,8 +83,7 @@ def metrics_table(summary: RunSummary) -> Table:
     table.add_row("unsupported verdicts / unverified quotes",
                   f"{summary.n_unsupported} / {summary.n_unverified_quotes}", "")
     u = summary.usage
-    tokens = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens
-    table.add_row("tokens in / out", f"{tokens:,} / {u.output_tokens:,}", "")
+    table.add_row("tokens in / out", f"{u.prompt_tokens:,} / {u.output_tokens:,}", "")
     table.add_row("cost (USD)", f"{u.cost_usd:.4f}", "")
     return table
 

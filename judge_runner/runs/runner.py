@@ -277,8 +277,7 @@ class _Progress:
 
     def _stats(self) -> str:
         c = self.counts
-        tokens = (self.usage.input_tokens + self.usage.cache_creation_input_tokens
-                  + self.usage.cache_read_input_tokens + self.usage.output_tokens)
+        tokens = self.usage.total_tokens
         return (f"[green]pass {c[Decision.PASS]}[/] [red]fail {c[Decision.FAIL]}[/] "
                 f"[yellow]error {c[Decision.ERROR]}[/] abstain {c[Decision.ABSTAIN]} "
                 f"tokens {tokens:,} ${self.usage.cost_usd:.4f}")

@@ -198,7 +198,7 @@ class _Run:
         budgets = self.judge.budgets
         if self.turns >= budgets.max_turns:
             raise SessionError(f"budget exhausted: {self.turns} turns (limit {budgets.max_turns})")
-        tokens = _total_tokens(self.usage)
+        tokens = self.usage.total_tokens
         if tokens >= budgets.max_total_tokens:
             raise SessionError(
                 f"budget exhausted: {tokens} tokens (limit {budgets.max_total_tokens})"
@@ -233,11 +233,6 @@ class _Run:
                            error=self.error or "session ended without a verdict", **common)
         return Verdict(decision=Decision(final.decision), rationale=final.rationale,
                        citations=final.citations, unsupported=final.unsupported, **common)
-
-
-def _total_tokens(usage: Usage) -> int:
-    return (usage.input_tokens + usage.cache_creation_input_tokens
-            + usage.cache_read_input_tokens + usage.output_tokens)
 
 
 def _evidence_counts(session: Session) -> dict[str, int]:
