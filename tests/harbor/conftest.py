@@ -14,6 +14,7 @@ import pytest
 from judge_runner.cases.dataset import Dataset
 from judge_runner.ingest import ImportOptions, import_trials
 from tests.conftest import EXAMPLES, REPO, require
+from tests.fakeapi.server import FakeMessagesServer, Responder
 
 # Harbor imports litellm, which otherwise fetches its model price map from the network on import.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -92,6 +93,24 @@ def remove_trial_leftovers(case_ids: list[str]) -> None:
     ours = [i for i in images if i.startswith(prefixes) and i.endswith("__env-main")]
     if ours:
         subprocess.run(["docker", "rmi", "-f", *ours], capture_output=True)
+
+
+def run_harbor_job(harbor: Path, tasks: Path, jobs: Path, responder: Responder,
+                   case_ids: list[str]) -> None:
+    """One Harbor job ("job", one trial at a time) of the judge agent over `tasks`, its model
+    calls answered by `responder`; fails the test unless Harbor exits 0, then removes what the
+    trials left on the engine."""
+    server = FakeMessagesServer().start()
+    server.responder = responder
+    try:
+        run = subprocess.run(harbor_run_argv(harbor, tasks, jobs, "job", server.base_url,
+                                             concurrency=1),
+                             cwd=jobs.parent, env=harbor_env(), capture_output=True, text=True,
+                             timeout=600)
+        assert run.returncode == 0, run.stdout[-3000:]
+    finally:
+        server.stop()
+        remove_trial_leftovers(case_ids)
 
 
 def read_jsonl(path: Path) -> list[dict[str, object]]:

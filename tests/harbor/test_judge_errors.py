@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,13 +12,8 @@ from judge_runner.harbor import layout
 from judge_runner.harbor.collect import collect_job
 from judge_runner.harbor.export import ExportOptions, export_tasks
 from judge_runner.judges.base import Decision
-from tests.fakeapi.server import FakeMessagesServer, http_error
-from tests.harbor.conftest import (
-    harbor_env,
-    harbor_run_argv,
-    one_case_per_task,
-    remove_trial_leftovers,
-)
+from tests.fakeapi.server import http_error
+from tests.harbor.conftest import one_case_per_task, run_harbor_job
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -30,18 +24,9 @@ def test_a_failing_model_gives_no_reward_and_an_error_verdict(
     case_ids = one_case_per_task(examples_dataset, 1)
     tasks = tmp_path / "tasks"
     export_tasks(examples_dataset, case_ids, None, tasks, ExportOptions(image=judge_image))
-    server = FakeMessagesServer().start()
     # A non-retryable answer: the judge ends the case as an error at its first call.
-    server.responder = lambda request: http_error(400, message="scripted refusal")
-    try:
-        run = subprocess.run(harbor_run_argv(harbor_cli, tasks, tmp_path / "jobs", "job",
-                                             server.base_url, concurrency=1),
-                             cwd=tmp_path, env=harbor_env(), capture_output=True, text=True,
-                             timeout=600)
-        assert run.returncode == 0, run.stdout[-3000:]
-    finally:
-        server.stop()
-        remove_trial_leftovers(case_ids)
+    run_harbor_job(harbor_cli, tasks, tmp_path / "jobs",
+                   lambda request: http_error(400, message="scripted refusal"), case_ids)
     (trial,) = [p for p in (tmp_path / "jobs" / "job").iterdir() if (p / "result.json").is_file()]
     result = json.loads((trial / "result.json").read_text())
     assert result["verifier_result"] is None  # no reward at all, not a 0

@@ -18,13 +18,8 @@ from judge_runner.cases.dataset import Dataset
 from judge_runner.harbor.export import ExportOptions, export_tasks
 from judge_runner.harbor.sandbox import HarborSandbox
 from judge_runner.sandbox import SandboxLimits
-from tests.fakeapi.server import FakeMessagesServer, ReceivedRequest, Scripted, reply, tool_use
-from tests.harbor.conftest import (
-    harbor_env,
-    harbor_run_argv,
-    one_case_per_task,
-    remove_trial_leftovers,
-)
+from tests.fakeapi.server import ReceivedRequest, Scripted, reply, tool_use
+from tests.harbor.conftest import one_case_per_task, run_harbor_job
 from tests.harbor.scripted import tool_results
 
 
@@ -158,17 +153,7 @@ def test_timeouts_kill_children_and_the_judge_cannot_write_outside_scratch(
     export_tasks(examples_dataset, case_ids, None, tmp_path / "tasks",
                  ExportOptions(image=judge_image))
     script = TimeoutScript()
-    server = FakeMessagesServer().start()
-    server.responder = script
-    try:
-        run = subprocess.run(harbor_run_argv(harbor_cli, tmp_path / "tasks", tmp_path / "jobs",
-                                             "job", server.base_url, concurrency=1),
-                             cwd=tmp_path, env=harbor_env(), capture_output=True, text=True,
-                             timeout=600)
-        assert run.returncode == 0, run.stdout[-3000:]
-    finally:
-        server.stop()
-        remove_trial_leftovers(case_ids)
+    run_harbor_job(harbor_cli, tmp_path / "tasks", tmp_path / "jobs", script, case_ids)
     plan, slept, escaped, counted = script.results[:4]
     assert plan.startswith("plan recorded")
     assert slept.startswith("timed out after 2s"), slept
