@@ -1,7 +1,8 @@
 """Building small case datasets on disk for judge tests, through the case package models.
 
 Each case carries a label and verifier evidence outside `cases/` holding distinctive marker
-text, so suite-level tests can assert that none of it ever reached a model.
+text, registered in SECRETS as the dataset is built, so the suite-level guard in conftest.py
+can assert that none of it ever reached a model.
 """
 
 from __future__ import annotations
@@ -32,6 +33,39 @@ INSTRUCTION = (
 # Label lines and evidence texts of every dataset built in this test session (see conftest).
 SECRETS: list[str] = []
 
+
+def secrets_of(dataset_root: Path) -> list[str]:
+    """Label lines, and evidence lines (≥ 16 characters) of a dataset on disk.
+
+    An evidence line that also occurs in the case package itself (say a pytest banner the agent
+    saw in its own run) is public to the judge, so it is not a secret.
+    """
+    found: list[str] = []
+    labels = dataset_root / "labels.jsonl"
+    if labels.is_file():
+        found += [ln.strip() for ln in labels.read_text().splitlines() if ln.strip()]
+    evidence_root = dataset_root / "evidence"
+    if not evidence_root.is_dir():
+        return found
+    for case_evidence in sorted(p for p in evidence_root.iterdir() if p.is_dir()):
+        public = _package_text(dataset_root / "cases" / case_evidence.name)
+        for path in sorted(p for p in case_evidence.rglob("*") if p.is_file()):
+            text = path.read_text(encoding="utf-8", errors="replace")
+            found += [ln.strip() for ln in text.splitlines()
+                      if len(ln.strip()) >= 16 and ln.strip() not in public]
+    return found
+
+
+def _package_text(case_dir: Path) -> str:
+    if not case_dir.is_dir():
+        return ""
+    files = sorted(p for p in case_dir.rglob("*") if p.is_file())
+    return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in files)
+
+
+def register_secrets(dataset_root: Path) -> None:
+    SECRETS.extend(secrets_of(dataset_root))
+
 SKILL_MD = "---\nname: summing\ndescription: adding numbers\n---\nUse python3 to add.\n"
 
 
@@ -59,6 +93,7 @@ def build_dataset(root: Path, totals: dict[str, int], filler_steps: int = 0) -> 
         evidence.mkdir(parents=True, exist_ok=True)
         (evidence / "test-stdout.txt").write_text(evidence_text(case_id))
     (root / "labels.jsonl").write_text("".join(label_line(r) + "\n" for r in labels))
+    register_secrets(root)
     return Dataset(root)
 
 

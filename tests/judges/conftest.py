@@ -1,6 +1,8 @@
 """Judge test fixtures, and the suite-wide guard that no label or verifier evidence reaches a
-model: at the end of the session, every request any fake Messages API server received is scanned
-for the label records and evidence texts of every dataset the tests built or bundled."""
+model: at the end of the session, every judge request any fake Messages API server received is
+scanned for the label records and evidence texts of every dataset the judge tests built or
+imported (each registers its secrets when it is made). The guard holds however the suite is
+split: the check that it is not vacuous looks only at requests sent during judge tests."""
 
 from __future__ import annotations
 
@@ -14,44 +16,28 @@ from tests.conftest import EXAMPLES, require
 from tests.fakeapi import ALL_REQUESTS, ReceivedRequest
 from tests.judges import casekit
 
-
-def secrets_of(dataset_root: Path) -> list[str]:
-    """Label lines, and evidence lines (≥ 16 characters) of a dataset on disk.
-
-    An evidence line that also occurs in the case package itself (say a pytest banner the agent
-    saw in its own run) is public to the judge, so it is not a secret.
-    """
-    found: list[str] = []
-    labels = dataset_root / "labels.jsonl"
-    if labels.is_file():
-        found += [ln.strip() for ln in labels.read_text().splitlines() if ln.strip()]
-    evidence_root = dataset_root / "evidence"
-    if not evidence_root.is_dir():
-        return found
-    for case_evidence in sorted(p for p in evidence_root.iterdir() if p.is_dir()):
-        public = _package_text(dataset_root / "cases" / case_evidence.name)
-        for path in sorted(p for p in case_evidence.rglob("*") if p.is_file()):
-            text = path.read_text(encoding="utf-8", errors="replace")
-            found += [ln.strip() for ln in text.splitlines()
-                      if len(ln.strip()) >= 16 and ln.strip() not in public]
-    return found
-
-
-def _package_text(case_dir: Path) -> str:
-    if not case_dir.is_dir():
-        return ""
-    files = sorted(p for p in case_dir.rglob("*") if p.is_file())
-    return "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in files)
-
-
 # Every request a judge sends offers one of these tools. Other stages (the evolution optimizer)
 # may legitimately send dev-only evidence to a model; judges never may.
 JUDGE_TOOLS = frozenset({"submit_verdict", "submit_rubric", "submit_grades"})
 
 
+def is_judge_request(request: ReceivedRequest) -> bool:
+    return bool({t.get("name") for t in request.body.get("tools", [])} & JUDGE_TOOLS)
+
+
 def judge_requests() -> list[ReceivedRequest]:
-    return [r for r in list(ALL_REQUESTS)
-            if {t.get("name") for t in r.body.get("tools", [])} & JUDGE_TOOLS]
+    return [r for r in list(ALL_REQUESTS) if is_judge_request(r)]
+
+
+# Requests received while a test of this folder ran (other folders' tests may share the session).
+SENT_BY_JUDGE_TESTS: list[ReceivedRequest] = []
+
+
+@pytest.fixture(autouse=True)
+def _note_requests_of_judge_tests() -> Iterator[None]:
+    before = {id(r) for r in ALL_REQUESTS}
+    yield
+    SENT_BY_JUDGE_TESTS.extend(r for r in ALL_REQUESTS if id(r) not in before)
 
 
 def leaked(secrets: list[str], requests: list[ReceivedRequest] | None = None
@@ -67,7 +53,8 @@ def leaked(secrets: list[str], requests: list[ReceivedRequest] | None = None
 @pytest.fixture(scope="session", autouse=True)
 def no_label_or_evidence_reaches_a_model() -> Iterator[None]:
     yield
-    assert not judge_requests() or casekit.SECRETS, "judge requests seen but no secrets known"
+    sent = [r for r in SENT_BY_JUDGE_TESTS if is_judge_request(r)]
+    assert not sent or casekit.SECRETS, "judge tests sent judge requests but no secrets known"
     hits = leaked(list(casekit.SECRETS))
     assert not hits, f"label or evidence text reached a model: {hits[:5]}"
 
@@ -82,13 +69,11 @@ def examples(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
     import_trials([EXAMPLES / "trials"], out, ImportOptions(task_dirs=[EXAMPLES / "tasks"]))
     built = Dataset(out)
     require(bool(built.case_ids()), "the bundled examples imported no case")
-    casekit.SECRETS.extend(secrets_of(out))
+    casekit.register_secrets(out)
     return built
 
 
 @pytest.fixture
 def dataset(tmp_path: Path) -> Dataset:
     """Two cases: c-fail wrote total 41 (label fail), c-pass wrote 42 (label pass)."""
-    built = casekit.build_dataset(tmp_path / "data", {"c-fail": 41, "c-pass": 42})
-    casekit.SECRETS.extend(secrets_of(built.root))
-    return built
+    return casekit.build_dataset(tmp_path / "data", {"c-fail": 41, "c-pass": 42})

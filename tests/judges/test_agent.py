@@ -51,7 +51,7 @@ def sandbox_kind(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-# --- must show 1: plan → inspections (real commands) → verdict, four files ---------------------
+# --- plan → inspections (real commands) → verdict, four files ------------------------------------
 
 def test_scripted_session_writes_four_products_with_resolving_citations(
     fake_api: FakeMessagesServer, dataset: Dataset, sandbox_kind: str, tmp_path: Path
@@ -157,7 +157,7 @@ def test_read_file_pages_long_trajectories_without_silent_truncation(
     assert read_log(tmp_path / "out")[0].evidence[0].verified
 
 
-# --- must show 2: protocol violations --------------------------------------------------------
+# --- protocol violations -------------------------------------------------------------------------
 
 def test_verdict_and_inspection_before_plan_are_refused(
     fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
@@ -307,7 +307,7 @@ def test_sandbox_dying_mid_session_is_an_error(
     assert (verdict.error or "").startswith("sandbox failed"), verdict.error
 
 
-# --- must show 3: retries, and persistent failure → error for that case only -----------------
+# --- retries, and persistent failure → error for that case only ----------------------------------
 
 def test_transient_errors_are_retried(
     fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
@@ -335,7 +335,7 @@ def test_persistent_failure_is_an_error_for_that_case_only(
     assert fine.decision == Decision.PASS
 
 
-# --- must show 5: identical cacheable prefix; token sums match the server --------------------
+# --- identical cacheable prefix; token sums match the server -------------------------------------
 
 def test_prefix_identical_across_cases_and_usage_sums_match(
     fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
@@ -381,7 +381,7 @@ def test_usage_matches_explicit_server_usage(
     assert verdict.usage.cache_read_input_tokens == 100 * (len(script) - 1)
 
 
-# --- must show 6: replay with the server switched off ----------------------------------------
+# --- replay with the server switched off ---------------------------------------------------------
 
 def test_replay_reproduces_verdicts_with_server_off(
     dataset: Dataset, tmp_path: Path

@@ -16,10 +16,7 @@ from tests.judges.test_agent import options
 
 def test_concurrent_run_then_replay(tmp_path: Path) -> None:
     totals = {f"case-{i}": 42 if i % 2 else 40 + i for i in range(6)}
-    data: Dataset = casekit.build_dataset(tmp_path / "data", totals)
-    from tests.judges.conftest import secrets_of
-
-    casekit.SECRETS.extend(secrets_of(data.root))
+    data: Dataset = casekit.build_dataset(tmp_path / "data", totals)  # registers its secrets
     server = FakeMessagesServer().start()
     server.responder = sessions.responder_for(
         {case_id: sessions.good_session(total) for case_id, total in totals.items()})

@@ -1,4 +1,4 @@
-"""Must show 4: no label or verifier evidence in any request a model received.
+"""No label or verifier evidence in any request a model received.
 
 The session-wide check lives in `conftest.py` (it scans every request of the whole suite at the
 end). These tests prove the detector is not vacuous and run it once over what was sent so far.
@@ -13,7 +13,8 @@ import httpx
 from judge_runner.cases import Dataset
 from tests.fakeapi import ALL_REQUESTS, FakeMessagesServer
 from tests.judges import casekit
-from tests.judges.conftest import judge_requests, leaked, secrets_of
+from tests.judges.casekit import secrets_of
+from tests.judges.conftest import judge_requests, leaked
 
 
 def test_secrets_cover_labels_and_private_evidence(dataset: Dataset) -> None:
