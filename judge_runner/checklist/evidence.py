@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, replace
 
 from judge_runner.cases.dataset import CasePackage
-from judge_runner.cases.models import ArtifactProvenance, Step
+from judge_runner.cases.models import ArtifactProvenance, ArtifactRecord, Step
 from judge_runner.checklist.models import EvidenceCite
 from judge_runner.checklist.validate import squash
 
@@ -121,7 +121,7 @@ def load_log(case: CasePackage) -> ExecutionLog:
     meta = case.meta
     artifacts: list[ArtifactView] = []
     for record in sorted(meta.artifacts, key=lambda r: r.path):
-        artifacts.append(_artifact_view(case, record.path, record.stored_as, record.provenance))
+        artifacts.append(_artifact_view(case, record))
     steps = [""] * (max((s.index for s in trajectory.steps), default=-1) + 1)
     for step in trajectory.steps:
         steps[step.index] = render_step(step)
@@ -129,13 +129,14 @@ def load_log(case: CasePackage) -> ExecutionLog:
                         final_message=trajectory.final_message, artifacts=tuple(artifacts))
 
 
-def _artifact_view(
-    case: CasePackage, path: str, stored_as: str | None, provenance: ArtifactProvenance
-) -> ArtifactView:
-    if stored_as is None or provenance is ArtifactProvenance.UNKNOWN:
+def _artifact_view(case: CasePackage, record: ArtifactRecord) -> ArtifactView:
+    path, provenance = record.path, record.provenance
+    if record.stored_as is None or provenance is ArtifactProvenance.UNKNOWN:
         return ArtifactView(path, None, "written by the agent; content not recovered")
-    file = case.artifacts_dir / stored_as
-    if not file.is_file():
+    # Only regular files inside artifacts/: a stored_as that climbs out or goes through a link
+    # could name the labels or verifier evidence.
+    file = case.artifact_file(record)
+    if file is None:
         return ArtifactView(path, None, "listed but missing from the case package")
     if file.stat().st_size > MAX_ARTIFACT_BYTES:
         return ArtifactView(path, None, f"larger than {MAX_ARTIFACT_BYTES} bytes; not shown")

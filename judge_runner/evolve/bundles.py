@@ -17,6 +17,7 @@ from judge_runner.cases import Dataset, Label
 from judge_runner.evolve.state import Strategy
 from judge_runner.judges import Decision, Inspection, Verdict
 from judge_runner.judges.products import PLAN_FILE, read_log
+from judge_runner.runs.records import is_correct
 
 EVIDENCE_DIGEST_CHARS = 2000
 
@@ -32,7 +33,8 @@ class JudgedCase:
 
     @property
     def misjudged(self) -> bool:
-        return self.verdict.decision.is_decided and self.verdict.decision.value != self.label.value
+        """Decided, and wrong (errors and abstentions are not reflected on)."""
+        return is_correct(self.verdict.decision, self.label) is False
 
 
 class BundleCase(BaseModel):

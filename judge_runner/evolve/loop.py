@@ -48,6 +48,7 @@ from judge_runner.evolve.state import (
 from judge_runner.judges import Decision
 from judge_runner.runs.compare import mcnemar
 from judge_runner.runs.metrics import compute_metrics
+from judge_runner.runs.records import is_correct
 from judge_runner.skills.lineage import (
     LINEAGE_FILE,
     Figures,
@@ -324,7 +325,9 @@ class Evolution:
         """Per gate case, whether the skill's judge got it right (an error or abstention is a
         miss, as in the gate score)."""
         evaluation = self.evaluator.evaluate(skill_dir, skill_hash, GATE, self.config.gate_ids)
-        return {j.case_id: j.verdict.decision.value == j.label.value for j in evaluation.judged}
+        return {
+            j.case_id: is_correct(j.verdict.decision, j.label) is True for j in evaluation.judged
+        }
 
     def _gate_and_decide(self, state: EvolveState, rnd: RoundRecord) -> None:
         incumbent_g = state.incumbent_gate.gate_score if state.incumbent_gate else 0.0

@@ -132,3 +132,20 @@ def test_report_quote_that_is_not_in_the_report_does_not_verify(tmp_path: Path) 
     new_log, old, new = changed
     assert (old, new) == ("21.5", "24.3")
     assert new_log.final_message is not None and "mean_temp is 24.3" in new_log.final_message
+
+
+def test_an_artifact_pointing_outside_the_package_is_never_shown(tmp_path: Path) -> None:
+    """case.json is data: a stored_as that climbs out to the labels is not read into the log."""
+    from judge_runner.cases import ArtifactProvenance, ArtifactRecord, CasePackage
+
+    root = write_dataset(tmp_path / "d")
+    case_dir = root / "cases" / "a-without"
+    secret = "LABEL-LINE-THAT-MUST-NOT-SHOW"
+    (root / "labels.jsonl").write_text(secret + "\n")
+    meta = CasePackage(case_dir).meta
+    escaping = ArtifactRecord(path="/root/x.txt", stored_as="../../../labels.jsonl",
+                              provenance=ArtifactProvenance.COPIED)
+    (case_dir / "case.json").write_text(
+        meta.model_copy(update={"artifacts": [*meta.artifacts, escaping]}).model_dump_json())
+    log = load_log(CasePackage(case_dir))
+    assert all(secret not in (a.text or "") for a in log.artifacts)
