@@ -6,7 +6,7 @@ optimizer's `propose`.
 
 from __future__ import annotations
 
-from judge_runner.judges.llm import check_knobs
+from judge_runner.judges.llm import JudgeConfigError, check_knobs
 from judge_runner.judges.registry import JudgeOptions
 from judge_runner.judges.rules.judge import NAME, RulesJudge, default_skill_dir
 from judge_runner.judges.rules.spec import RulesError, RuleSet, dump_rules, load_rules
@@ -30,4 +30,7 @@ def make_judge(options: JudgeOptions) -> RulesJudge:
         raise ValueError(f"the rules judge runs without a sandbox; got sandbox={options.sandbox!r}"
                          " (use --sandbox none)")
     skill = options.skill or default_skill_dir()
+    if options.skill is None and not skill.is_dir():
+        # An installed package has no source tree beside it to take judgeskills/v1 from.
+        raise JudgeConfigError(f"no default JudgeSkill at {skill}; give one with --skill DIR")
     return RulesJudge(skill, allow_abstain=options.allow_abstain)
