@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from judge_runner.cases.dataset import Dataset
+from judge_runner.cli_support import fail
 from judge_runner.judges.base import Judge
 from judge_runner.judges.cli_options import (
     AbstainOpt,
@@ -51,11 +52,6 @@ RetryOpt = Annotated[bool, typer.Option(
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress")]
 
 
-def _fail(message: str) -> typer.Exit:
-    _stderr.print(f"[red]error:[/] {message}", highlight=False)
-    return typer.Exit(2)
-
-
 def resolve_split(dataset: Dataset, split: str | None, bench: Path | None) -> tuple[str, list[str]]:
     """(split name, case ids): all cases, a named split of the bench dir, or a file of ids."""
     if split is None:
@@ -66,7 +62,7 @@ def resolve_split(dataset: Dataset, split: str | None, bench: Path | None) -> tu
     bench_dir = bench if bench is not None else dataset.root / BENCH_DIR
     path = bench_dir / f"{split}.txt"
     if not path.is_file():
-        raise _fail(f"split {split!r}: neither a file nor {path} "
+        raise fail(f"split {split!r}: neither a file nor {path} "
                     "(run `judge-runner bench build` / `bench gate`, or pass --bench DIR)")
     return split, read_split(path)
 
@@ -84,7 +80,7 @@ def execute(
         return run_eval(judge, dataset, case_ids, run_dir, concurrency=concurrency,
                         progress=progress, retry_errors=retry_errors)
     except (MissingCasesError, ConfigMismatchError) as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
 
 
 def eval_command(
@@ -115,7 +111,7 @@ def eval_command(
     """
     ds = Dataset(dataset)
     if not ds.cases_dir.is_dir():
-        raise _fail(f"{dataset} is not a dataset: {ds.cases_dir} does not exist")
+        raise fail(f"{dataset} is not a dataset: {ds.cases_dir} does not exist")
     split_name, case_ids = resolve_split(ds, split, bench)
     the_judge = build_or_exit(judge, judge_options(
         skill=skill, model=model, models=models, base_url=base_url, sandbox=sandbox,
@@ -137,7 +133,7 @@ def compare_command(
         comparison = compare_records(load_records(run_a), load_records(run_b),
                                      str(run_a), str(run_b))
     except FileNotFoundError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     print_comparison(comparison)
     if out is not None:
         out.write_text(comparison.model_dump_json(indent=2) + "\n", encoding="utf-8")
@@ -190,14 +186,14 @@ def pool_dataset(pool: Path, out: Path, tasks: list[Path]) -> Dataset:
         report = import_trials([pool], target,
                                ImportOptions(task_dirs=tasks, require_label=False))
     except (OutputDirError, ValueError, OSError) as exc:
-        raise _fail(f"importing {pool}: {exc}") from exc
+        raise fail(f"importing {pool}: {exc}") from exc
     for entry in report.trials:
         if entry.status is TrialStatus.FAILED:  # reported, not fatal: the rest is judged
             _stderr.print(f"[yellow]not imported[/] {entry.trial_path}: {entry.reason}",
                           highlight=False)
     imported = report.count(TrialStatus.IMPORTED)
     if imported == 0:
-        raise _fail(f"no trial could be imported from {pool}")
+        raise fail(f"no trial could be imported from {pool}")
     _stderr.print(f"imported {imported} trial(s) from {pool} into {target}", highlight=False)
     return Dataset(target)
 
@@ -223,7 +219,7 @@ def verdicts_command(
 ) -> None:
     """Judge a new pool of trajectories (no labels needed); reruns resume like `eval`."""
     if not pool.exists():
-        raise _fail(f"pool {pool} does not exist")
+        raise fail(f"pool {pool} does not exist")
     ds = pool_dataset(pool, out, list(tasks or []))
     the_judge = build_or_exit(judge, judge_options(
         skill=skill, model=model, models=models, base_url=base_url, sandbox=sandbox,
@@ -247,7 +243,7 @@ def select_command(
         named = {str(r): load_records(r) for r in runs}
         result = select(named, n_max=n_max, repeats=repeats, seed=seed)
     except (FileNotFoundError, ValueError) as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     out.mkdir(parents=True, exist_ok=True)
     (out / "select.json").write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
     (out / "select.html").write_text(render_selection_html(result), encoding="utf-8")
