@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from judge_runner.cases.models import ArtifactRecord, CaseMeta, LabelRecord, Trajectory
+from judge_runner.jsonl import read_models
 
 CASES_DIR = "cases"
 LABELS_FILE = "labels.jsonl"
@@ -92,11 +92,7 @@ class Dataset:
 
     def labels(self) -> dict[str, LabelRecord]:
         """Labels by case id; empty when the dataset carries none (an unlabeled pool)."""
-        path = self.root / LABELS_FILE
-        if not path.is_file():
-            return {}
-        records = (LabelRecord.model_validate(json.loads(line))
-                   for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+        records = read_models(self.root / LABELS_FILE, LabelRecord, missing_ok=True)
         return {r.case_id: r for r in records}
 
     def evidence_dir(self, case_id: str) -> Path:

@@ -24,6 +24,7 @@ from judge_runner.cases.models import (
     Trajectory,
     estimate_tokens,
 )
+from judge_runner.jsonl import numbered_lines
 
 # Files that carry a label or verifier evidence and so must never sit under cases/.
 LEAK_NAMES = frozenset({LABELS_FILE, "reward.txt", "reward.json", "ctrf.json", "test-stdout.txt",
@@ -268,9 +269,7 @@ def _validate_labels(dataset: Dataset, ids: list[str]) -> list[Issue]:
         return []
     issues = []
     seen: set[str] = set()
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for lineno, line in numbered_lines(path):
         try:
             record = LabelRecord.model_validate_json(line)
         except ValidationError as exc:

@@ -18,7 +18,6 @@ from judge_runner.checklist.models import (
 from judge_runner.checklist.pipeline import (
     JUDGMENTS_FILE,
     perturbation_check,
-    read_jsonl,
     read_run,
     score_dataset,
     synth_tasks,
@@ -28,6 +27,7 @@ from judge_runner.checklist.score import ChecklistScorer
 from judge_runner.checklist.synth import DEFAULT_RULES
 from judge_runner.checklist.tasks import TaskSourceError, load_task
 from judge_runner.checklist.validate import validate
+from judge_runner.jsonl import read_models
 from judge_runner.models.base import ModelClient
 
 app = typer.Typer(help="Checklist partial credit: synthesize, validate, score, analyze.",
@@ -147,7 +147,7 @@ def analyze(
         run = read_run(score_dir)
         model = judge_model or run.judge_model
         scorer = ChecklistScorer(_client(base_url), model) if model else ChecklistScorer()
-        judgments = read_jsonl(score_dir / JUDGMENTS_FILE, CaseJudgments)
+        judgments = read_models(score_dir / JUDGMENTS_FILE, CaseJudgments, missing_ok=True)
         perturbation_check(Dataset(Path(run.dataset)), Path(run.checklists), judgments, scorer,
                            score_dir, limit=perturb_limit)
     analysis = analyze_dir(score_dir, human_prefs)

@@ -35,6 +35,7 @@ from judge_runner.checklist.outcome import CaseScore, OutcomeError, apply_outcom
 from judge_runner.checklist.score import ChecklistScorer
 from judge_runner.checklist.synth import SynthError, synthesize
 from judge_runner.checklist.tasks import TaskSourceError, load_task
+from judge_runner.jsonl import write_models
 from judge_runner.log import get_logger
 from judge_runner.models.base import ModelClient, ModelError
 
@@ -51,18 +52,6 @@ def _map[T, R](fn: Callable[[T], R], items: Sequence[T], workers: int) -> list[R
         return [fn(i) for i in items]
     with ThreadPoolExecutor(max_workers=workers) as pool:
         return list(pool.map(fn, items))
-
-
-def _write_jsonl(path: Path, rows: Iterable[BaseModel]) -> None:
-    path.write_text("".join(r.model_dump_json() + "\n" for r in rows), encoding="utf-8")
-
-
-def read_jsonl[M: BaseModel](path: Path, model: type[M]) -> list[M]:
-    """Rows of a JSONL file as `model`; [] when the file is absent."""
-    if not path.is_file():
-        return []
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [model.model_validate_json(line) for line in lines if line.strip()]
 
 
 # --- synth ------------------------------------------------------------------------------------
@@ -188,8 +177,8 @@ def score_dataset(
             continue
         scores.append(score.model_copy(update={"with_skills": case.meta.with_skills,
                                                "agent_model": case.meta.source.model}))
-    _write_jsonl(out_dir / JUDGMENTS_FILE, judgments)
-    _write_jsonl(out_dir / SCORES_FILE, scores)
+    write_models(out_dir / JUDGMENTS_FILE, judgments)
+    write_models(out_dir / SCORES_FILE, scores)
     run = ScoreRun(
         dataset=str(dataset.root), checklists=str(checklists_dir),
         judge_model=scorer.model if scorer.client is not None else None,
@@ -267,7 +256,7 @@ def perturbation_check(
 
     records = _map(one, jobs, workers)
     out_dir.mkdir(parents=True, exist_ok=True)
-    _write_jsonl(out_dir / PERTURBATION_FILE, records)
+    write_models(out_dir / PERTURBATION_FILE, records)
     return records
 
 

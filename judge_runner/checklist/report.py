@@ -34,8 +34,8 @@ from judge_runner.checklist.pipeline import (
     PERTURBATION_FILE,
     SCORES_FILE,
     PerturbRecord,
-    read_jsonl,
 )
+from judge_runner.jsonl import numbered_lines, read_models
 
 ANALYSIS_FILE = "analysis.json"
 REPORT_FILE = "checklist_report.html"
@@ -129,9 +129,7 @@ def _task_summaries(scores: list[CaseScore]) -> list[TaskSummary]:
 def read_preferences(path: Path) -> list[HumanPreference]:
     """Human preference pairs, one JSON object per line. Raises ValueError naming the line."""
     prefs = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for n, line in numbered_lines(path):
         try:
             prefs.append(HumanPreference.model_validate_json(line))
         except ValueError as exc:
@@ -141,9 +139,9 @@ def read_preferences(path: Path) -> list[HumanPreference]:
 
 def analyze_dir(score_dir: Path, preferences: Path | None = None) -> ChecklistAnalysis:
     """Analyse a score directory, write analysis.json and the HTML page next to the scores."""
-    scores = read_jsonl(score_dir / SCORES_FILE, CaseScore)
-    judgments = read_jsonl(score_dir / JUDGMENTS_FILE, CaseJudgments)
-    perturb = read_jsonl(score_dir / PERTURBATION_FILE, PerturbRecord)
+    scores = read_models(score_dir / SCORES_FILE, CaseScore, missing_ok=True)
+    judgments = read_models(score_dir / JUDGMENTS_FILE, CaseJudgments, missing_ok=True)
+    perturb = read_models(score_dir / PERTURBATION_FILE, PerturbRecord, missing_ok=True)
     prefs = read_preferences(preferences) if preferences is not None else None
     analysis = build_analysis(scores, judgments, perturb, prefs)
     (score_dir / ANALYSIS_FILE).write_text(analysis.model_dump_json(indent=2) + "\n",

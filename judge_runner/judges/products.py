@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from judge_runner.jsonl import read_models, write_models
 from judge_runner.judges.base import Inspection, Plan, Verdict
 
 PLAN_FILE = "plan.md"
@@ -20,18 +21,12 @@ def write_products(
     out_dir.mkdir(parents=True, exist_ok=True)
     plan_text = plan.to_markdown() if plan is not None else NO_PLAN
     (out_dir / PLAN_FILE).write_text(plan_text, encoding="utf-8")
-    (out_dir / LOG_FILE).write_text(
-        "".join(i.model_dump_json() + "\n" for i in log), encoding="utf-8"
-    )
+    write_models(out_dir / LOG_FILE, log)
     (out_dir / VERDICT_FILE).write_text(verdict.model_dump_json(indent=2) + "\n", encoding="utf-8")
 
 
 def read_log(out_dir: Path) -> list[Inspection]:
-    path = out_dir / LOG_FILE
-    if not path.is_file():
-        return []
-    return [Inspection.model_validate_json(line)
-            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return read_models(out_dir / LOG_FILE, Inspection, missing_ok=True)
 
 
 def read_verdict(out_dir: Path) -> Verdict:

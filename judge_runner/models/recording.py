@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from judge_runner.jsonl import numbered_lines
 from judge_runner.log import get_logger
 from judge_runner.models.base import ModelClient, ModelError, ModelRequest, ModelResponse, Usage
 
@@ -121,17 +122,14 @@ def read_transcript(path: Path) -> tuple[list[TranscriptEntry], list[str]]:
     """
     entries: list[TranscriptEntry] = []
     problems: list[str] = []
-    with path.open(encoding="utf-8") as lines:
-        for number, line in enumerate(lines, start=1):
-            if not line.strip():
+    for number, line in numbered_lines(path):
+        try:
+            data = json.loads(line)
+            if isinstance(data, dict) and data.get("kind", "model_call") != "model_call":
                 continue
-            try:
-                data = json.loads(line)
-                if isinstance(data, dict) and data.get("kind", "model_call") != "model_call":
-                    continue
-                entries.append(TranscriptEntry.model_validate(data))
-            except (ValueError, ValidationError) as err:
-                problems.append(f"{path}:{number}: {str(err).splitlines()[0]}")
+            entries.append(TranscriptEntry.model_validate(data))
+        except (ValueError, ValidationError) as err:
+            problems.append(f"{path}:{number}: {str(err).splitlines()[0]}")
     return entries, problems
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge_runner.cases.models import Label
+from judge_runner.jsonl import read_models
 from judge_runner.judges.base import Decision, Verdict
 from judge_runner.models.base import Usage
 from judge_runner.runs.metrics import Metrics
@@ -66,8 +67,7 @@ def load_records(run_dir: Path) -> list[CaseRecord]:
     path = run_dir / VERDICTS_FILE
     if not path.is_file():
         raise FileNotFoundError(f"{path} not found: is {run_dir} a finished run directory?")
-    return [CaseRecord.model_validate_json(line)
-            for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return read_models(path, CaseRecord)
 
 
 def load_summary(run_dir: Path) -> RunSummary:

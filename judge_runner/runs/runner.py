@@ -30,6 +30,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from judge_runner.cases.dataset import CasePackage, Dataset
 from judge_runner.cases.validate import package_problems
+from judge_runner.jsonl import write_models
 from judge_runner.judges.base import Decision, Judge, Verdict
 from judge_runner.judges.products import write_products
 from judge_runner.models.base import Usage
@@ -235,8 +236,7 @@ def unverified_quotes(verdict: Verdict) -> int:
 def write_outputs(result: RunResult, reports: bool = True) -> None:
     """Write verdicts.jsonl, metrics.json and (unless disabled) the HTML and Markdown reports."""
     run_dir = result.run_dir
-    (run_dir / VERDICTS_FILE).write_text(
-        "".join(r.model_dump_json() + "\n" for r in result.records), encoding="utf-8")
+    write_models(run_dir / VERDICTS_FILE, result.records)
     (run_dir / METRICS_FILE).write_text(
         result.summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
     if reports:

@@ -24,6 +24,7 @@ from judge_runner.checklist.score import render_log
 from judge_runner.checklist.tasks import load_task
 from judge_runner.checklist.validate import squash, validate
 from judge_runner.cli import app
+from judge_runner.jsonl import read_dicts
 from tests.checklist import scripted
 from tests.conftest import EXAMPLES, require
 from tests.fakeapi.server import ALL_REQUESTS, FakeMessagesServer, ReceivedRequest
@@ -108,10 +109,6 @@ def case_secrets(dataset: Path, case_id: str) -> list[str]:
     lines = [line.strip() for p in sorted((dataset / "evidence" / case_id).rglob("*"))
              if p.is_file() for line in p.read_text(errors="replace").splitlines()]
     return [line for line in lines if len(line) >= 16 and line not in public]
-
-
-def jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def run_texts(dataset: Path, tasks: Path) -> list[str]:
@@ -205,10 +202,10 @@ def test_bundled_examples_end_to_end(fake_api: FakeMessagesServer,
         assert listed == [i.id for i in checklist.ordered() if i.check is None]
 
     run = runs(dataset)
-    labels = {r["case_id"]: r["label"] for r in jsonl(dataset / "labels.jsonl")}
-    rows = {r["case_id"]: r for r in jsonl(scores / "scores.jsonl")}
+    labels = {r["case_id"]: r["label"] for r in read_dicts(dataset / "labels.jsonl")}
+    rows = {r["case_id"]: r for r in read_dicts(scores / "scores.jsonl")}
     judged = {r["case_id"]: {j["item_id"]: j for j in r["judgments"]}
-              for r in jsonl(scores / "judgments.jsonl")}
+              for r in read_dicts(scores / "judgments.jsonl")}
     assert len(rows) == 12 and sorted(labels.values()).count("pass") == 6
     for case_id, row in rows.items():
         assert row["outcome"] == labels[case_id]
@@ -275,7 +272,7 @@ def test_bundled_examples_offline(fake_api: FakeMessagesServer, bundled: tuple[P
     assert len(fake_api.requests) == before and len(ALL_REQUESTS) == before_all
 
     run = runs(dataset)
-    judged = {r["case_id"]: r for r in jsonl(out / "judgments.jsonl")}
+    judged = {r["case_id"]: r for r in read_dicts(out / "judgments.jsonl")}
     assert len(judged) == 12
     for case in judged.values():
         checklist = checklists[case["task"]]
@@ -287,7 +284,7 @@ def test_bundled_examples_offline(fake_api: FakeMessagesServer, bundled: tuple[P
     decided = {(c["task"], j["item_id"], j["label"]) for c in judged.values()
                for j in c["judgments"] if j["source"] == "code" and j["label"] != "abstain"}
     assert decided == {("interval-merge-bugfix", "C05", "yes")}
-    rows = {r["case_id"]: r for r in jsonl(out / "scores.jsonl")}
+    rows = {r["case_id"]: r for r in read_dicts(out / "scores.jsonl")}
     # PASS: assertion items Yes by the outcome step -> 1.0. FAIL: the endpoint No, plus the
     # code Yes for interval opus -> 1/2 there and 0 elsewhere.
     for key, case_id in run.items():

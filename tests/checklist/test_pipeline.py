@@ -17,6 +17,7 @@ from judge_runner.checklist.models import read_checklist, write_checklist
 from judge_runner.checklist.synth import SynthPayload, to_checklist
 from judge_runner.checklist.tasks import load_task
 from judge_runner.cli import app
+from judge_runner.jsonl import read_dicts
 from tests.checklist.cases import EVIDENCE_MARKER, TASK, trace_texts, write_dataset
 from tests.checklist.helpers import write_task
 from tests.fakeapi.server import (
@@ -144,8 +145,7 @@ def test_end_to_end_through_sdk(fake_api: FakeMessagesServer, setup: tuple[Path,
         items = re.findall(r"^- (C\d+) \(", body["messages"][0]["content"][0]["text"], re.M)
         assert items == ["C03", "C05"]
 
-    rows = {r["case_id"]: r for r in map(json.loads, (scores / "scores.jsonl").read_text()
-                                         .splitlines())}
+    rows = {r["case_id"]: r for r in read_dicts(scores / "scores.jsonl")}
     # a, b: all five Yes. c (FAIL): C01 Yes; C02, C03, C05 No; C04 Abstain (its CSV is not
     # among the recovered artifacts, which is missing evidence, not a No) + endpoint No
     # -> 1/5, raw 1/4, coverage 4/5.
@@ -163,7 +163,7 @@ def test_end_to_end_through_sdk(fake_api: FakeMessagesServer, setup: tuple[Path,
     # a, b: C02 code 21.5->24.3 (No), C03 model days 3->4 (No), C05 model "wrote 3 rows"->4 (Yes)
     # d: C03 (No), C05 (Yes). 8 in all: 5 turn No; code 2/2, model 3/6.
     invoke("checklist", "analyze", str(scores), "--perturb", "--base-url", url)
-    perturb = [json.loads(x) for x in (scores / "perturbation.jsonl").read_text().splitlines()]
+    perturb = read_dicts(scores / "perturbation.jsonl")
     assert [(p["case_id"], p["item_id"], p["old"], p["new"], p["after"]) for p in perturb] == [
         ("a-without", "C02", "21.5", "24.3", "no"),
         ("a-without", "C03", "3", "4", "no"),
@@ -203,14 +203,13 @@ def test_offline_scores_mechanical_items_only(setup: tuple[Path, Path], tmp_path
     invoke("checklist", "score", str(dataset), "--checklists", str(tmp_path / "cl"), "--out",
            str(out), "--offline")
     judged = {r["case_id"]: {j["item_id"]: (j["label"], j["source"]) for j in r["judgments"]}
-              for r in map(json.loads, (out / "judgments.jsonl").read_text().splitlines())}
+              for r in read_dicts(out / "judgments.jsonl")}
     assert judged["c-without"] == {
         "C01": ("yes", "code"), "C02": ("no", "code"), "C03": ("abstain", "skipped"),
         "C04": ("abstain", "code"), "C05": ("abstain", "skipped")}
     assert judged["d-with"]["C02"] == ("no", "code")  # 22.0 vs 21.5
     assert judged["a-without"]["C04"] == ("yes", "code")
-    rows = {r["case_id"]: r for r in map(json.loads, (out / "scores.jsonl").read_text()
-                                         .splitlines())}
+    rows = {r["case_id"]: r for r in read_dicts(out / "scores.jsonl")}
     # a (PASS): C01, C02 Yes by code; C03 Yes by the outcome step; C04 Yes; C05 abstain -> 1.0,
     # coverage 3/5 (raw: C03, C05 undecided). c (FAIL): Yes C01; No C02 and the endpoint; C04
     # Abstain (no CSV recovered) -> 1/3.
@@ -218,6 +217,6 @@ def test_offline_scores_mechanical_items_only(setup: tuple[Path, Path], tmp_path
     assert rows["a-without"]["coverage"] == pytest.approx(3 / 5)
     assert rows["c-without"]["partial_credit"] == pytest.approx(1 / 3)
     invoke("checklist", "analyze", str(out), "--perturb")  # offline: code items only
-    perturb = [json.loads(x) for x in (out / "perturbation.jsonl").read_text().splitlines()]
+    perturb = read_dicts(out / "perturbation.jsonl")
     assert [(p["case_id"], p["item_id"], p["after"]) for p in perturb] == [
         ("a-without", "C02", "no"), ("b-with", "C02", "no")]

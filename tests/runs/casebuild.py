@@ -18,6 +18,7 @@ from judge_runner.cases.models import (
     TerminationStatus,
     Trajectory,
 )
+from judge_runner.jsonl import write_models
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,7 @@ def write_dataset(root: Path, specs: list[Spec]) -> Path:
             labels.append(LabelRecord(case_id=spec.case_id, label=spec.label,
                                       reward=1.0 if spec.label is Label.PASS else 0.0))
     if labels:
-        (root / "labels.jsonl").write_text(
-            "".join(r.model_dump_json() + "\n" for r in labels), encoding="utf-8")
+        write_models(root / "labels.jsonl", labels)
     return root
 
 
