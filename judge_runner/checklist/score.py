@@ -42,6 +42,7 @@ from judge_runner.checklist.models import (
     Label,
 )
 from judge_runner.models.base import ModelClient, ModelError, ModelRequest, Usage
+from judge_runner.text import CUT, cut
 
 TOOL_NAME = "record_judgments"
 MAX_STEP_CHARS = 6_000
@@ -96,20 +97,15 @@ def tool_schema() -> dict[str, Any]:
             "input_schema": _Payload.model_json_schema()}
 
 
-def _cut(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    half = limit // 2
-    return f"{text[:half]}\n[... {len(text) - limit} characters cut ...]\n{text[-half:]}"
-
-
 def render_log(log: ExecutionLog, max_chars: int = MAX_LOG_CHARS) -> str:
     """The log as the judge reads it. Over budget, middle steps are dropped with a marker, so
     the judge knows evidence may be missing and abstains instead of assuming."""
-    steps = [f"[step {i}] {_cut(text, MAX_STEP_CHARS)}" for i, text in enumerate(log.steps)]
+    steps = [f"[step {i}] {cut(text, MAX_STEP_CHARS, marker=CUT)[0]}"
+             for i, text in enumerate(log.steps)]
     artifacts = []
     for a in log.artifacts:
-        body = _cut(a.text, MAX_ARTIFACT_CHARS) if a.text is not None else f"({a.note})"
+        body = cut(a.text, MAX_ARTIFACT_CHARS, marker=CUT)[0] if a.text is not None \
+            else f"({a.note})"
         artifacts.append(f'<artifact path="{a.path}">\n{body}\n</artifact>')
     tail = ["", "<final_report>", log.final_message or "(no final report)", "</final_report>",
             "", "<artifacts>", *(artifacts or ["(none)"]), "</artifacts>"]

@@ -30,6 +30,7 @@ from judge_runner.checklist.models import (
 from judge_runner.checklist.tasks import MAX_VERIFIER_FILE_CHARS, TaskSource, sha256_text
 from judge_runner.checklist.validate import GateFailure, validate
 from judge_runner.models.base import ModelClient, ModelError, ModelRequest, Usage
+from judge_runner.text import CUT, cut
 
 TOOL_NAME = "submit_checklist"
 DEFAULT_RULES = Path(__file__).with_name("rules.md")
@@ -103,9 +104,7 @@ def build_request(task: TaskSource, rules: str, model: str) -> ModelRequest:
 def task_prompt(task: TaskSource) -> str:
     parts = [f"Task: {task.name}", "", "<instruction>", task.instruction.rstrip(), "</instruction>"]
     for name, text in sorted(task.verifier_files.items()):
-        shown = text if len(text) <= MAX_VERIFIER_FILE_CHARS else (
-            text[:MAX_VERIFIER_FILE_CHARS] + f"\n[... {len(text) - MAX_VERIFIER_FILE_CHARS} "
-            "characters cut ...]")
+        shown, _ = cut(text, MAX_VERIFIER_FILE_CHARS, head=MAX_VERIFIER_FILE_CHARS, marker=CUT)
         parts += ["", f'<verifier file="tests/{name}">', shown.rstrip(), "</verifier>"]
     listed = "\n".join(f"- {n}" for n in task.test_names) or "- (none found)"
     parts += ["", "Verifier test ids (the only valid values of verifier_ref):", listed]

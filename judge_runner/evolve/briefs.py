@@ -16,6 +16,7 @@ from judge_runner.cases import estimate_tokens
 from judge_runner.evolve.bundles import Bundle, BundleCase, JudgedCase
 from judge_runner.evolve.state import Strategy
 from judge_runner.judges import Outcome
+from judge_runner.text import cut
 
 GOALS = {
     Strategy.HARDEN: (
@@ -49,13 +50,12 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def cut(text: str, max_chars: int) -> str:
-    """Head+tail cut with an explicit marker; text within the bound is returned unchanged."""
+def _bounded(text: str, max_chars: int) -> str:
+    """Head+tail cut whose result, marker included, stays near `max_chars`; text within the bound
+    is returned unchanged."""
     if len(text) <= max_chars:
         return text
-    keep = max(max_chars - 40, 0)
-    head, tail = text[: keep // 2], text[len(text) - keep // 2 :]
-    return f"{head}\n[... {len(text) - len(head) - len(tail)} characters omitted ...]\n{tail}"
+    return cut(text, max(max_chars - 40, 0))[0]
 
 
 def _mask(text: str, task: str) -> str:
@@ -76,7 +76,7 @@ def case_brief(number: int, case: BundleCase, max_chars: int) -> str:
         lines.append(f"- [{insp.plan_item}] {insp.outcome.value}: {insp.finding}")
     lines.append("what the verifier saw (dev-only):")
     lines.append(case.evidence_digest or "(no verifier evidence recorded)")
-    return cut(_mask("\n".join(lines), case.task), max_chars)
+    return _bounded(_mask("\n".join(lines), case.task), max_chars)
 
 
 def strategy_brief(bundle: Bundle, token_bound: int) -> str:
@@ -85,7 +85,7 @@ def strategy_brief(bundle: Bundle, token_bound: int) -> str:
     per_case = max(budget_chars // max(len(bundle.cases), 1), 200)
     briefs = [case_brief(n, c, per_case) for n, c in enumerate(bundle.cases, start=1)]
     text = header + "\n" + "\n\n".join(briefs)
-    return cut(text, token_bound * 4) if estimate_tokens(text) > token_bound else text
+    return _bounded(text, token_bound * 4) if estimate_tokens(text) > token_bound else text
 
 
 def shared_brief(
@@ -124,7 +124,7 @@ def shared_brief(
             f"- {item} {outcome}: {n}"
             for (item, outcome), n in sorted(items.items(), key=lambda kv: (-kv[1], kv[0]))[:20]
         ]
-    return cut("\n".join(lines), token_bound * 4)
+    return _bounded("\n".join(lines), token_bound * 4)
 
 
 def make_briefs(

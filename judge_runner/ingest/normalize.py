@@ -27,6 +27,7 @@ from typing import Any
 from judge_runner.cases.models import Step, StepKind, Termination, Trajectory
 from judge_runner.ingest import shell
 from judge_runner.ingest.raw import RawKind, RawRun, RawStep
+from judge_runner.text import cut
 
 SAME_AS_FINAL = "[identical to final_message]"
 FILE_WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
@@ -48,20 +49,6 @@ class NormalizeOptions:
     max_argument: int = 1200
     max_skill_body: int = 800
     max_final: int = 8000
-
-
-def marker(omitted: int) -> str:
-    return f"\n[... {omitted} characters omitted ...]\n"
-
-
-def cut(text: str, limit: int) -> tuple[str, int]:
-    """Keep the first and last `limit // 2` characters of `text`; return it and the count cut."""
-    if len(text) <= limit:
-        return text, 0
-    head = limit // 2
-    tail = limit - head
-    omitted = len(text) - head - tail
-    return text[:head] + marker(omitted) + text[len(text) - tail:], omitted
 
 
 def normalize(run: RawRun, case_id: str, options: NormalizeOptions | None = None,

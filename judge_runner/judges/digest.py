@@ -29,6 +29,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from judge_runner.cases import CasePackage, Step, StepKind, estimate_tokens
+from judge_runner.text import CUT, cut
 
 STEP_CHARS = (4000, 2000, 1000, 500)
 SKILL_CHARS = (None, 2000, 0)  # None: whole body; 0: name and description only
@@ -204,13 +205,10 @@ def _step(step: Step, chars: int | None) -> str:
 
 
 def _cut(text: str, chars: int | None) -> str:
-    if chars is None or len(text) <= chars:
-        return text
-    half = chars // 2
-    return f"{text[:half]}\n[... {len(text) - 2 * half} characters cut ...]\n{text[-half:]}"
+    return text if chars is None else cut(text, chars, marker=CUT)[0]
 
 
 def _head(text: str, chars: int | None) -> str:
-    if chars is None or len(text) <= chars:
+    if chars is None:
         return text
-    return f"{text[:chars]}\n[... {len(text) - chars} more characters not shown]"
+    return cut(text, chars, head=chars, marker="\n[... {n} more characters not shown]")[0]

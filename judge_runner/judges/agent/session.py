@@ -30,11 +30,14 @@ from judge_runner.judges.agent import tools as t
 from judge_runner.judges.agent.evidence import quote_in_output
 from judge_runner.judges.base import EvidenceRef, Inspection, Plan, PlanItem
 from judge_runner.sandbox.base import ExecResult, Sandbox
+from judge_runner.text import cut
 
 MAX_TOOL_OUTPUT_CHARS = 30_000
 WHOLE_READ_BYTES = 4 << 20  # files up to this size are read whole, so pages know the length
 READ_CAP_BYTES = 8 << 20  # the most read_file fetches for one page, whatever the file's size
 _HEAD_CHARS = 24_000
+_TOOL_OUTPUT_CUT = ("\n[... {n} characters cut here; narrow the command or write the output to "
+                    "/scratch and page through it with read_file ...]\n")
 
 
 @dataclass(frozen=True)
@@ -247,14 +250,7 @@ def format_exec(result: ExecResult, timeout_s: float) -> str:
 
 def _cap(text: str) -> str:
     """Cut very long output head+tail with an explicit marker (never silently)."""
-    if len(text) <= MAX_TOOL_OUTPUT_CHARS:
-        return text
-    tail = MAX_TOOL_OUTPUT_CHARS - _HEAD_CHARS
-    cut = len(text) - MAX_TOOL_OUTPUT_CHARS
-    return (
-        f"{text[:_HEAD_CHARS]}\n[... {cut} characters cut here; narrow the command or write the "
-        f"output to /scratch and page through it with read_file ...]\n{text[-tail:]}"
-    )
+    return cut(text, MAX_TOOL_OUTPUT_CHARS, head=_HEAD_CHARS, marker=_TOOL_OUTPUT_CUT)[0]
 
 
 def _id_order(inspection_id: str) -> int:
