@@ -1,4 +1,5 @@
-"""Small text helpers shared by the stages: cutting long text around a visible marker."""
+"""Small text helpers shared by the stages: cutting long text around a visible marker, and
+finding a cited quote in its source."""
 
 from __future__ import annotations
 
@@ -24,3 +25,15 @@ def cut(text: str, limit: int, *, head: int | None = None,
     omitted = len(text) - limit
     tail = text[len(text) - (limit - kept_head):]
     return text[:kept_head] + marker.format(n=omitted) + tail, omitted
+
+
+def collapse_ws(text: str) -> str:
+    """`text` with every whitespace run as one space, trimmed: the form quotes are compared in."""
+    return " ".join(text.split())
+
+
+def quote_found(quote: str, source: str) -> bool:
+    """Whether `quote` occurs in `source`, whitespace runs compared as one space (markdown and
+    terminals wrap lines freely). A quote with no visible character is never found."""
+    needle = collapse_ws(quote)
+    return bool(needle) and needle in collapse_ws(source)

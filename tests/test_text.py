@@ -1,8 +1,8 @@
-"""Cutting long text around a marker: the one helper every stage uses."""
+"""Text helpers every stage shares: cutting long text around a marker, matching cited quotes."""
 
 from __future__ import annotations
 
-from judge_runner.text import CUT, OMITTED, cut
+from judge_runner.text import CUT, OMITTED, collapse_ws, cut, quote_found
 
 
 def test_default_keeps_half_head_half_tail_with_the_importer_marker() -> None:
@@ -21,3 +21,12 @@ def test_head_sets_the_split_and_head_equal_to_limit_keeps_only_the_head() -> No
 def test_text_within_the_limit_is_unchanged() -> None:
     assert cut("exactly10!", 10) == ("exactly10!", 0)
     assert cut("", 0) == ("", 0)
+
+
+def test_quotes_match_across_whitespace_runs_and_blank_quotes_never_match() -> None:
+    source = "The report must list\n   every   station\tby name."
+    assert quote_found("list every station", source)
+    assert quote_found("  must  list\n", source)
+    assert not quote_found("list every stations", source)
+    assert not quote_found(" \n\t", source) and not quote_found("", source)
+    assert collapse_ws("  a \n\t b  ") == "a b"

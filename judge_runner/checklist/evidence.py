@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from judge_runner.cases.dataset import CasePackage
 from judge_runner.cases.models import ArtifactProvenance, ArtifactRecord, Step
 from judge_runner.checklist.models import EvidenceCite
-from judge_runner.checklist.validate import squash
+from judge_runner.text import quote_found
 
 MAX_ARTIFACT_BYTES = 200_000  # larger artifacts are listed but their text is not loaded
 
@@ -58,7 +58,7 @@ class ExecutionLog:
         """The citation with `verified` set: its source exists and holds the quote (whitespace
         runs compared as one space). An empty quote never verifies."""
         text = self.source_text(cite)
-        ok = bool(cite.quote.strip()) and text is not None and squash(cite.quote) in squash(text)
+        ok = text is not None and quote_found(cite.quote, text)
         return cite.model_copy(update={"verified": ok})
 
     def perturbed(self, cite: EvidenceCite) -> tuple[ExecutionLog, str, str] | None:

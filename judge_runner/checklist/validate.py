@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from judge_runner.checklist.models import Checklist, ChecklistItem, ItemKind, Route
 from judge_runner.checklist.tasks import TaskSource, resolve_test_ref
+from judge_runner.text import collapse_ws
 
 MIN_ITEMS = 3
 MAX_ITEMS = 20
@@ -63,13 +64,8 @@ class GateFailure:
         return f"[{self.gate}] {where}: {self.message}"
 
 
-def squash(text: str) -> str:
-    """Whitespace runs as one space, trimmed: the form quotes are compared in."""
-    return " ".join(text.split())
-
-
 def _normalized_requirement(text: str) -> str:
-    return squash(re.sub(r"[^\w\s]", " ", text.lower()))
+    return collapse_ws(re.sub(r"[^\w\s]", " ", text.lower()))
 
 
 def validate(
@@ -84,7 +80,7 @@ def validate(
     failures: list[GateFailure] = []
     failures += _gate_count(checklist, min_items, max_items)
     failures += _gate_ids(checklist)
-    instruction = squash(task.instruction)
+    instruction = collapse_ws(task.instruction)
     for item in checklist.ordered():
         failures += _gate_quote(item, instruction)
         failures += _gate_verifier_ref(item, task.test_names)
@@ -123,7 +119,7 @@ def _gate_quote(item: ChecklistItem, instruction: str) -> list[GateFailure]:
         if item.kind is ItemKind.CLAIM_TRACE:
             return []
         return [GateFailure("quote", item.id, "no quote of the instruction")]
-    quote = squash(item.quote)
+    quote = collapse_ws(item.quote)
     if len(quote) < MIN_QUOTE_CHARS:
         return [GateFailure(
             "quote", item.id, f"quote {item.quote!r} is shorter than {MIN_QUOTE_CHARS} characters"
@@ -186,7 +182,7 @@ def _gate_duplicates(checklist: Checklist) -> list[GateFailure]:
         else:
             seen_text[key] = item.id
         if item.quote is not None and item.verifier_ref is not None:
-            anchor = (squash(item.quote), item.verifier_ref.strip())
+            anchor = (collapse_ws(item.quote), item.verifier_ref.strip())
             if anchor in seen_anchor:
                 out.append(GateFailure(
                     "duplicate", item.id,

@@ -22,9 +22,10 @@ from judge_runner.checklist.models import Checklist, read_checklist
 from judge_runner.checklist.outcome import ENDPOINT_ID
 from judge_runner.checklist.score import render_log
 from judge_runner.checklist.tasks import load_task
-from judge_runner.checklist.validate import squash, validate
+from judge_runner.checklist.validate import validate
 from judge_runner.cli import app
 from judge_runner.jsonl import read_dicts
+from judge_runner.text import collapse_ws
 from tests.checklist import scripted
 from tests.conftest import EXAMPLES, require
 from tests.fakeapi.server import ALL_REQUESTS, FakeMessagesServer, ReceivedRequest
@@ -144,7 +145,7 @@ def test_bundled_examples_end_to_end(fake_api: FakeMessagesServer,
         assert checklist.provenance.model == "m-syn"
         for item in checklist.items:
             if item.quote is not None:
-                assert squash(item.quote) in squash(task.instruction), (name, item.id)
+                assert collapse_ws(item.quote) in collapse_ws(task.instruction), (name, item.id)
         refs = {i.verifier_ref for i in checklist.items if i.verifier_ref}
         # Every test of these verifiers shares words with some sentence of its instruction,
         # so each one is cited, and only real tests are.

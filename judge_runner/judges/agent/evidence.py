@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import json
 
+from judge_runner.text import quote_found
+
 _ESCAPES = {"\\n": "\n", "\\t": "\t", '\\"': '"', "\\/": "/", "\\\\": "\\"}
-
-
-def normalize(text: str) -> str:
-    return " ".join(text.split())
 
 
 def json_unescaped(text: str) -> str:
@@ -40,7 +38,4 @@ def json_unescaped(text: str) -> str:
 
 
 def quote_in_output(quote: str, output: str) -> bool:
-    needle = normalize(quote)
-    if not needle:
-        return False
-    return needle in normalize(output) or needle in normalize(json_unescaped(output))
+    return quote_found(quote, output) or quote_found(quote, json_unescaped(output))

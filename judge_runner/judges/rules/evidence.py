@@ -25,6 +25,7 @@ from pathlib import PurePosixPath
 from judge_runner.cases import CasePackage
 from judge_runner.cases.models import ArtifactRecord, Step, StepKind, Trajectory
 from judge_runner.ingest.normalize import SAME_AS_FINAL
+from judge_runner.text import quote_found as text_quote_found
 
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w*Error: ", re.MULTILINE)
 READ_TOOLS = frozenset({"read", "view", "read_file", "open_file", "cat"})
@@ -206,17 +207,14 @@ def _how_written(step: Step, output: RequiredOutput, scripts: list[tuple[str, in
     return None
 
 
-def _collapse(text: str) -> str:
-    return " ".join(text.split())
-
-
 def quote_found(view: CaseView, kind: str, ref: str, quote: str) -> bool:
-    """Whether `quote` occurs (whitespace-insensitively) in the source an evidence ref names."""
+    """Whether `quote` occurs (whitespace-insensitively) in the source an evidence ref names; a
+    blank quote never does."""
     if kind == "step" and ref.isdigit():
         step = view.step(int(ref))
-        return step is not None and _collapse(quote) in _collapse(step_text(step))
+        return step is not None and text_quote_found(quote, step_text(step))
     if kind == "instruction":
-        return _collapse(quote) in _collapse(view.instruction)
+        return text_quote_found(quote, view.instruction)
     return False
 
 
