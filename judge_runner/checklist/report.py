@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
+from functools import cache
 from pathlib import Path
 
 import jinja2
@@ -36,6 +37,7 @@ from judge_runner.checklist.pipeline import (
     PerturbRecord,
 )
 from judge_runner.jsonl import numbered_lines, read_models
+from judge_runner.templates import environment
 
 ANALYSIS_FILE = "analysis.json"
 REPORT_FILE = "checklist_report.html"
@@ -150,26 +152,22 @@ def analyze_dir(score_dir: Path, preferences: Path | None = None) -> ChecklistAn
     return analysis
 
 
-_ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("judge_runner.checklist", "templates"),
-    autoescape=jinja2.select_autoescape(["html", "j2"]),
-    undefined=jinja2.StrictUndefined,
-    keep_trailing_newline=True,
-)
-
-
 def _fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-_ENV.filters["fmt"] = _fmt
+@cache
+def _templates() -> jinja2.Environment:
+    env = environment("judge_runner.checklist", html=True)
+    env.filters["fmt"] = _fmt
+    return env
 
 
 def render_section(analysis: ChecklistAnalysis, scores: list[CaseScore]) -> str:
     """The checklist section alone (an HTML fragment), for embedding in a larger report."""
-    return _ENV.get_template("section.html.j2").render(a=analysis, scores=scores)
+    return _templates().get_template("section.html.j2").render(a=analysis, scores=scores)
 
 
 def render_html(analysis: ChecklistAnalysis, scores: list[CaseScore]) -> str:
-    return _ENV.get_template("page.html.j2").render(
+    return _templates().get_template("page.html.j2").render(
         section=render_section(analysis, scores))

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import jinja2
-
 from judge_runner.evolve.bundles import JudgedCase
 from judge_runner.evolve.state import Strategy
 from judge_runner.models import (
@@ -29,14 +27,9 @@ from judge_runner.models import (
     Usage,
     transcript_usage,
 )
+from judge_runner.templates import environment
 
 _SAFE_REF = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.md$")
-_TEMPLATES = jinja2.Environment(
-    loader=jinja2.PackageLoader("judge_runner.evolve", "templates"),
-    undefined=jinja2.StrictUndefined,
-    keep_trailing_newline=True,
-    autoescape=False,
-)
 
 
 class ProposalError(RuntimeError):
@@ -132,8 +125,9 @@ class ModelOptimizer:
 
     def propose(self, request: ProposalRequest) -> Proposal:
         files = skill_files(request.parent_dir)
-        system = _TEMPLATES.get_template("optimizer_system.md.j2").render()
-        user = _TEMPLATES.get_template("optimizer_request.md.j2").render(
+        templates = environment("judge_runner.evolve")
+        system = templates.get_template("optimizer_system.md.j2").render()
+        user = templates.get_template("optimizer_request.md.j2").render(
             files=files,
             strategy=request.strategy.value,
             strategy_brief=request.strategy_brief,

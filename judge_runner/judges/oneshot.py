@@ -7,14 +7,13 @@ it into a `Decision.ERROR` verdict.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any, Literal
 
-import jinja2
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge_runner.models.base import ModelClient, ModelError, ModelRequest, ModelResponse
 from judge_runner.models.caching import system_blocks
+from judge_runner.templates import environment
 
 
 class OutputError(ValueError):
@@ -42,18 +41,8 @@ class VerdictInput(BaseModel):
     rationale: str = Field(min_length=1)
 
 
-@cache
-def environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("judge_runner.judges", "templates"),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,  # markdown for a model, not HTML
-    )
-
-
 def render(template: str, **values: Any) -> str:
-    return environment().get_template(template).render(**values)
+    return environment("judge_runner.judges").get_template(template).render(**values)
 
 
 def tool_spec(name: str, description: str, model: type[BaseModel],

@@ -11,7 +11,6 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 from rich.table import Table
 
@@ -21,6 +20,7 @@ from judge_runner.runs.metrics import Metrics
 from judge_runner.runs.plots import bar_chart, histogram, line_chart
 from judge_runner.runs.records import CASES_OUT, CaseRecord, RunSummary
 from judge_runner.runs.select import SelectionResult
+from judge_runner.templates import environment
 
 HTML_FILE = "report.html"
 MD_FILE = "report.md"
@@ -35,15 +35,6 @@ SUMMARY_FIELDS = (
     ("recall (fail)", "recall_fail"),
     ("coverage", "coverage"),
 )
-
-
-def environment() -> Environment:
-    return Environment(
-        loader=PackageLoader("judge_runner.runs", "templates"),
-        autoescape=select_autoescape(["html", "html.j2"]),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-    )
 
 
 @dataclass(frozen=True)
@@ -126,7 +117,7 @@ def _uncovered(records: list[CaseRecord]) -> dict[str, dict[str, int]]:
 
 
 def render_html(run_dir: Path, summary: RunSummary, records: list[CaseRecord]) -> str:
-    env = environment()
+    env = environment("judge_runner.runs", html=True)
     m = summary.metrics
     domain_plot = ""
     if m is not None:
@@ -188,7 +179,7 @@ def write_reports(run_dir: Path, summary: RunSummary, records: list[CaseRecord])
 
 
 def render_selection_html(result: SelectionResult) -> str:
-    env = environment()
+    env = environment("judge_runner.runs", html=True)
     plot = line_chart([(c.selector, [(n + 1.0, v) for n, v in enumerate(c.sampled)])
                        for c in result.curves], x_label="n (trajectories per task)",
                       y_label="Success@n")

@@ -8,28 +8,20 @@ goes into the first user message.
 from __future__ import annotations
 
 import hashlib
-from functools import cache
 
 import jinja2
 
 from judge_runner.cases import CasePackage
 from judge_runner.skills import JudgeSkill
+from judge_runner.templates import environment
 
 
-@cache
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.PackageLoader("judge_runner.judges.agent", "templates"),
-        undefined=jinja2.StrictUndefined,  # a missing variable is a bug, not an empty string
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,  # markdown for a model, not HTML
-    )
+def _template(name: str) -> jinja2.Template:
+    return environment("judge_runner.judges.agent", trim=True).get_template(name)
 
 
 def render_system(skill: JudgeSkill | None, allow_abstain: bool) -> str:
-    return _environment().get_template("system.md.j2").render(
+    return _template("system.md.j2").render(
         skill=skill, allow_abstain=allow_abstain
     )
 
@@ -43,7 +35,7 @@ def render_case(case: CasePackage, page_chars: int) -> str:
     if case.trajectory.case_id != case.meta.id:  # parsing validates the file, too
         raise ValueError(f"{case.root}: trajectory.json is for case {case.trajectory.case_id!r}, "
                          f"case.json for {case.meta.id!r}")
-    return _environment().get_template("case.md.j2").render(
+    return _template("case.md.j2").render(
         meta=case.meta,
         instruction=case.instruction.strip(),
         trajectory_chars=trajectory_chars,
