@@ -1,7 +1,9 @@
 """Small text helpers shared by the stages: cutting long text around a visible marker, and
-finding a cited quote in its source."""
+finding a cited quote in its source, hashing text."""
 
 from __future__ import annotations
+
+import hashlib
 
 OMITTED = "\n[... {n} characters omitted ...]\n"
 """The importer's marker; `cases.validate` looks for it in every step that reports a cut."""
@@ -37,3 +39,8 @@ def quote_found(quote: str, source: str) -> bool:
     terminals wrap lines freely). A quote with no visible character is never found."""
     needle = collapse_ws(quote)
     return bool(needle) and needle in collapse_ws(source)
+
+
+def sha256_text(text: str) -> str:
+    """Hex sha256 of `text` as UTF-8."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

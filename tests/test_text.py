@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from judge_runner.text import CUT, OMITTED, collapse_ws, cut, quote_found
+import hashlib
+
+from judge_runner.text import CUT, OMITTED, collapse_ws, cut, quote_found, sha256_text
 
 
 def test_default_keeps_half_head_half_tail_with_the_importer_marker() -> None:
@@ -30,3 +32,8 @@ def test_quotes_match_across_whitespace_runs_and_blank_quotes_never_match() -> N
     assert not quote_found("list every stations", source)
     assert not quote_found(" \n\t", source) and not quote_found("", source)
     assert collapse_ws("  a \n\t b  ") == "a b"
+
+
+def test_sha256_text_hashes_the_utf8_bytes() -> None:
+    assert sha256_text("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+    assert sha256_text("\u00e9") == hashlib.sha256(b"\xc3\xa9").hexdigest()

@@ -18,13 +18,14 @@ code, offline, and never sent to a model.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from judge_runner.text import sha256_text
 
 CHECKLIST_SCHEMA = "checklist/1"
 
@@ -120,7 +121,7 @@ class Checklist(_Model):
     def compute_hash(self) -> str:
         payload = self.model_dump(mode="json", exclude={"content_hash"})
         blob = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+        return sha256_text(blob)
 
     def freeze(self) -> Checklist:
         return self.model_copy(update={"content_hash": self.compute_hash()})

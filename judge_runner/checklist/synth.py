@@ -27,10 +27,10 @@ from judge_runner.checklist.models import (
     MechanicalCheck,
     Route,
 )
-from judge_runner.checklist.tasks import MAX_VERIFIER_FILE_CHARS, TaskSource, sha256_text
+from judge_runner.checklist.tasks import MAX_VERIFIER_FILE_CHARS, TaskSource
 from judge_runner.checklist.validate import GateFailure, validate
 from judge_runner.models.base import ModelClient, ModelError, ModelRequest, Usage
-from judge_runner.text import CUT, cut
+from judge_runner.text import CUT, cut, sha256_text
 
 TOOL_NAME = "submit_checklist"
 DEFAULT_RULES = Path(__file__).with_name("rules.md")

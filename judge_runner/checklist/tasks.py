@@ -8,9 +8,10 @@ them can reach the synthesizer.
 from __future__ import annotations
 
 import ast
-import hashlib
 from dataclasses import dataclass
 from pathlib import Path
+
+from judge_runner.text import sha256_text
 
 INSTRUCTION_FILE = "instruction.md"
 TESTS_DIR = "tests"
@@ -35,10 +36,6 @@ class TaskSource:
 
     def verifier_hashes(self) -> dict[str, str]:
         return {name: sha256_text(text) for name, text in sorted(self.verifier_files.items())}
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def load_task(task_dir: Path) -> TaskSource:

@@ -7,7 +7,6 @@ that no case id, task name or verbatim evidence reaches a candidate skill.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 
 from pydantic import BaseModel, ConfigDict
@@ -16,7 +15,7 @@ from judge_runner.cases import estimate_tokens
 from judge_runner.evolve.bundles import Bundle, BundleCase, JudgedCase
 from judge_runner.evolve.state import Strategy
 from judge_runner.judges import Outcome
-from judge_runner.text import cut
+from judge_runner.text import cut, sha256_text
 
 GOALS = {
     Strategy.HARDEN: (
@@ -41,13 +40,9 @@ class Briefs(BaseModel):
     shared: str
 
     def hashes(self) -> dict[str, str]:
-        out = {s.value: _sha(text) for s, text in self.strategy.items()}
-        out["shared"] = _sha(self.shared)
+        out = {s.value: sha256_text(text) for s, text in self.strategy.items()}
+        out["shared"] = sha256_text(self.shared)
         return out
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _bounded(text: str, max_chars: int) -> str:

@@ -13,7 +13,6 @@ defence the value of $ANTHROPIC_API_KEY is scrubbed from every line before it is
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -27,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from judge_runner.jsonl import numbered_lines
 from judge_runner.log import get_logger
 from judge_runner.models.base import ModelClient, ModelError, ModelRequest, ModelResponse, Usage
+from judge_runner.text import sha256_text
 
 TRANSCRIPT = "transcript.jsonl"
 _KEY_ENV = "ANTHROPIC_API_KEY"
@@ -60,7 +60,7 @@ def request_key(request: ModelRequest) -> str:
     """sha256 of the request's canonical JSON: equal requests, equal keys, on any machine."""
     canonical = json.dumps(request.model_dump(mode="json"), sort_keys=True,
                            separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    return sha256_text(canonical)
 
 
 def _scrub(line: str) -> str:

@@ -8,7 +8,6 @@ SIGKILL loses only the cases that were still being judged.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import threading
@@ -20,6 +19,7 @@ from typing import Any, Self
 from pydantic import BaseModel, ConfigDict
 
 from judge_runner.judges.base import Decision, Verdict
+from judge_runner.text import sha256_text
 
 STORE_FILE = "run.sqlite"
 
@@ -45,7 +45,7 @@ def config_hash(judge_name: str, config: dict[str, Any]) -> str:
     """Stable hash of everything that changes verdicts; key order and whitespace do not matter."""
     canonical = json.dumps({"judge": judge_name, "config": config}, sort_keys=True,
                            separators=(",", ":"), default=str)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    return sha256_text(canonical)
 
 
 class RunInfo(BaseModel):

@@ -30,6 +30,7 @@ from judge_runner.models.base import ModelClient, ModelError, ModelRequest, Usag
 from judge_runner.models.caching import system_blocks, with_conversation_breakpoint
 from judge_runner.sandbox.base import SandboxError
 from judge_runner.skills import JudgeSkill
+from judge_runner.text import sha256_text
 
 log = get_logger(__name__)
 
@@ -99,7 +100,7 @@ class AgentJudge:
             "allow_abstain": self.allow_abstain,
             "budgets": self.budgets.model_dump(),
             "sandbox": self.sandbox,
-            "system_sha256": prompt.sha256(self.system_prompt),
+            "system_sha256": sha256_text(self.system_prompt),
             "temperature": 0.0,
         }
 
@@ -113,7 +114,7 @@ class AgentJudge:
             # The client starts this case's transcript afresh (replacing an earlier attempt's),
             # so it is made before the start event is written into that transcript.
             client = self.clients(out_dir)
-            events.start(out_dir, case_id, prompt.sha256(system_text),
+            events.start(out_dir, case_id, sha256_text(system_text),
                          [t["name"] for t in self.tools])
             try:
                 overview = prompt.render_case(case, DEFAULT_PAGE_CHARS)

@@ -7,8 +7,6 @@ goes into the first user message.
 
 from __future__ import annotations
 
-import hashlib
-
 import jinja2
 
 from judge_runner.cases import CasePackage
@@ -44,5 +42,3 @@ def render_case(case: CasePackage, page_chars: int) -> str:
     )
 
 
-def sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
