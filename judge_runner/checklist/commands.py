@@ -1,4 +1,9 @@
-"""`judge-runner checklist synth|validate|score|analyze`."""
+"""`judge-runner checklist synth|validate|score|analyze`.
+
+Every model call is recorded, like a model judge's: `synth` and `score` write
+`<out>/transcript.jsonl`, `analyze --perturb` writes `<score dir>/perturbation/transcript.jsonl`.
+`--replay DIR` answers the calls from the transcripts under DIR instead of a server.
+"""
 
 from __future__ import annotations
 
@@ -27,8 +32,10 @@ from judge_runner.checklist.score import ChecklistScorer
 from judge_runner.checklist.synth import DEFAULT_RULES
 from judge_runner.checklist.tasks import TaskSourceError, load_task
 from judge_runner.checklist.validate import validate
+from judge_runner.cli_support import fail
 from judge_runner.jsonl import read_models
-from judge_runner.models.base import ModelClient
+from judge_runner.models.base import ModelClient, ModelError
+from judge_runner.models.recording import TRANSCRIPT, RecordingClient
 
 app = typer.Typer(help="Checklist partial credit: synthesize, validate, score, analyze.",
                   no_args_is_help=True)
@@ -36,11 +43,24 @@ app = typer.Typer(help="Checklist partial credit: synthesize, validate, score, a
 BaseUrl = Annotated[str | None, typer.Option(
     "--base-url", help="Messages API server (default $ANTHROPIC_BASE_URL or Anthropic).")]
 
+Replay = Annotated[Path | None, typer.Option(
+    "--replay", help="Answer model calls from the transcripts under this folder (an earlier "
+                     "output folder); no server, no key.")]
+PERTURB_TRANSCRIPT = Path("perturbation") / TRANSCRIPT
 
-def _client(base_url: str | None) -> ModelClient:
-    from judge_runner.models.anthropic_client import AnthropicClient
 
-    return AnthropicClient(base_url=base_url)
+def _client(base_url: str | None, replay: Path | None, transcript: Path) -> ModelClient:
+    """A client recording every call to `transcript` (replacing an earlier one there).
+
+    Exits with a clear error when no API key is available for a non-local server or `replay`
+    holds no transcript.
+    """
+    from judge_runner.models.factory import make_client  # loads the SDK: only when needed
+
+    try:
+        return RecordingClient(make_client(base_url=base_url, replay=replay), transcript)
+    except ModelError as exc:
+        raise fail(str(exc)) from exc
 
 
 @app.command()
@@ -50,11 +70,13 @@ def synth(
     model: Annotated[str, typer.Option("--model", help="Synthesizer model.")],
     rules: Annotated[Path, typer.Option("--rules", help="Human rules (markdown).")] = DEFAULT_RULES,
     base_url: BaseUrl = None,
+    replay: Replay = None,
     max_rounds: Annotated[int, typer.Option(help="Submissions per task incl. repairs.")] = 3,
     workers: Annotated[int, typer.Option(help="Tasks in parallel.")] = 2,
 ) -> None:
     """Write one frozen, validated checklist per task from its instruction and verifier only."""
-    results = synth_tasks(task_dirs, rules.read_text(encoding="utf-8"), _client(base_url), model,
+    client = _client(base_url, replay, out / TRANSCRIPT)
+    results = synth_tasks(task_dirs, rules.read_text(encoding="utf-8"), client, model,
                           out, max_rounds=max_rounds, workers=workers)
     for r in results:
         if r.error:
@@ -116,12 +138,14 @@ def score(
     offline: Annotated[bool, typer.Option(
         help="Decide only mechanically checkable items, by code; no model calls.")] = False,
     base_url: BaseUrl = None,
+    replay: Replay = None,
     workers: Annotated[int, typer.Option(help="Cases in parallel.")] = 4,
 ) -> None:
     """Label each checklist item Yes/No/Abstain from the execution log, then apply the outcome."""
     if not offline and judge_model is None:
         raise typer.BadParameter("give --judge-model, or --offline for mechanical items only")
-    scorer = ChecklistScorer() if offline else ChecklistScorer(_client(base_url), judge_model)
+    scorer = ChecklistScorer() if offline else \
+        ChecklistScorer(_client(base_url, replay, out / TRANSCRIPT), judge_model)
     judgments, scores = score_dataset(Dataset(dataset), checklists, scorer, out, workers=workers)
     errors = [j for j in judgments if j.error]
     for j in errors:
@@ -146,7 +170,8 @@ def analyze(
     if perturb:
         run = read_run(score_dir)
         model = judge_model or run.judge_model
-        scorer = ChecklistScorer(_client(base_url), model) if model else ChecklistScorer()
+        scorer = ChecklistScorer(_client(base_url, None, score_dir / PERTURB_TRANSCRIPT), model) \
+            if model else ChecklistScorer()
         judgments = read_models(score_dir / JUDGMENTS_FILE, CaseJudgments, missing_ok=True)
         perturbation_check(Dataset(Path(run.dataset)), Path(run.checklists), judgments, scorer,
                            score_dir, limit=perturb_limit)

@@ -220,3 +220,40 @@ def test_offline_scores_mechanical_items_only(setup: tuple[Path, Path], tmp_path
     perturb = read_dicts(out / "perturbation.jsonl")
     assert [(p["case_id"], p["item_id"], p["after"]) for p in perturb] == [
         ("a-without", "C02", "no"), ("b-with", "C02", "no")]
+
+
+def test_synth_and_score_are_recorded_and_replay_with_the_server_stopped(
+        fake_api: FakeMessagesServer, setup: tuple[Path, Path], tmp_path: Path) -> None:
+    tasks, dataset = setup
+    url = fake_api.base_url
+    fake_api.push(api_reply(tool_use("submit_checklist", {
+        "items": synth_items("with the keys `days` and `mean_temp`")})))
+    invoke("checklist", "synth", str(tasks / TASK), "--out", str(tmp_path / "cl"), "--model",
+           "m-syn", "--base-url", url)
+    fake_api.responder = judge_responder
+    invoke("checklist", "score", str(dataset), "--checklists", str(tmp_path / "cl"), "--out",
+           str(tmp_path / "live"), "--judge-model", "m-judge", "--base-url", url, "--workers", "1")
+    n_live = len(fake_api.bodies)
+    assert len(read_dicts(tmp_path / "cl" / "transcript.jsonl")) == 1
+    assert len(read_dicts(tmp_path / "live" / "transcript.jsonl")) == n_live - 1 > 0
+    fake_api.stop()
+
+    invoke("checklist", "synth", str(tasks / TASK), "--out", str(tmp_path / "cl2"), "--model",
+           "m-syn", "--base-url", url, "--replay", str(tmp_path / "cl"))
+    assert (tmp_path / "cl2" / f"{TASK}.json").read_bytes() == \
+        (tmp_path / "cl" / f"{TASK}.json").read_bytes()
+    invoke("checklist", "score", str(dataset), "--checklists", str(tmp_path / "cl2"), "--out",
+           str(tmp_path / "again"), "--judge-model", "m-judge", "--base-url", url,
+           "--replay", str(tmp_path / "live"), "--workers", "1")
+    # byte-identical, usage included: with one worker, cases that send the same request get its
+    # recordings in the order they were made
+    for name in ("scores.jsonl", "judgments.jsonl"):
+        assert (tmp_path / "again" / name).read_bytes() == (tmp_path / "live" / name).read_bytes()
+    assert len(fake_api.bodies) == n_live
+
+    nothing_recorded = tmp_path / "empty"
+    nothing_recorded.mkdir()
+    missing = runner.invoke(app, ["checklist", "score", str(dataset), "--checklists",
+                                  str(tmp_path / "cl"), "--out", str(tmp_path / "x"),
+                                  "--judge-model", "m-judge", "--replay", str(nothing_recorded)])
+    assert missing.exit_code == 2 and "no transcript.jsonl" in missing.output
