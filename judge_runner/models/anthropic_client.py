@@ -18,6 +18,7 @@ import anthropic
 from pydantic import BaseModel, ConfigDict, ValidationError
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
 
+from judge_runner import cancel
 from judge_runner.log import get_logger
 from judge_runner.models.base import ModelError, ModelRequest, ModelResponse, Usage
 from judge_runner.models.pricing import PriceTable, price_table
@@ -128,7 +129,8 @@ class AnthropicClient:
 
         Raises ModelCallError when a non-retryable error occurs, when retries are exhausted, or
         when the server's 200 answer is not a Messages response (not retried: a server that
-        answers garbage once is assumed to keep doing so).
+        answers garbage once is assumed to keep doing so). Raises `cancel.Cancelled` when the
+        run is cancelled before an attempt or during a wait between attempts.
         """
         with self._lock:
             send_temperature = request.model not in self._no_temperature
@@ -157,6 +159,7 @@ class AnthropicClient:
             retry=retry_if_exception(is_retryable),
             before_sleep=self._log_retry,
             reraise=True,
+            sleep=cancel.sleep,  # a cancelled run does not sit out a long backoff
         )
         attempts = 0
         try:
@@ -176,7 +179,9 @@ class AnthropicClient:
 
     # --- internals -------------------------------------------------------------------------
     def _send(self, request: ModelRequest, send_temperature: bool) -> str:
-        """One attempt; returns the 200 body. SDK errors propagate to the retry loop."""
+        """One attempt; returns the 200 body. SDK errors propagate to the retry loop; a cancelled
+        run raises Cancelled before sending."""
+        cancel.check()
         kwargs: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens,

@@ -81,6 +81,10 @@ def execute(
                         progress=progress, retry_errors=retry_errors)
     except (MissingCasesError, ConfigMismatchError) as exc:
         raise fail(str(exc)) from exc
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted: verdicts judged so far are kept in {run_dir}; run the same "
+                   "command again to judge the rest", err=True)
+        raise typer.Exit(130) from None
 
 
 def eval_command(

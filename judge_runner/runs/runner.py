@@ -11,11 +11,13 @@
 
 Re-running with the same judge configuration judges only the cases without a verdict (and, with
 `retry_errors`, the error ones). A judge that raises is turned into an ERROR verdict for that case;
-the run continues.
+the run continues. Ctrl-C or SIGTERM stops the run once the cases in flight reach a safe point;
+their cancelled verdicts are not stored, so the next run judges them (see `_judge_all`).
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
@@ -28,6 +30,7 @@ import structlog
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from judge_runner import cancel
 from judge_runner.cases.dataset import CasePackage, Dataset
 from judge_runner.cases.validate import package_problems
 from judge_runner.jsonl import write_models
@@ -122,28 +125,64 @@ def _judge_all(
     bar: _Progress,
     log: Any,
 ) -> None:
+    """Judge `todo` on a thread pool, storing each verdict as it arrives.
+
+    On an interrupt (KeyboardInterrupt, or the SystemExit of a SIGTERM handler) nothing queued
+    starts, the cases in flight are cancelled at their next safe point (see `cancel`), verdicts
+    that finished meanwhile are stored, and the interrupt propagates. Cancelled cases are not
+    stored, so the next run judges them again.
+    """
     # Workers only judge; the calling thread is the single writer of the store.
+    cancelled = threading.Event()
+    stored: set[str] = set()
+
+    def keep(verdict: Verdict) -> None:
+        store.put(verdict)
+        stored.add(verdict.case_id)
+        bar.advance(verdict)
+        log.info("verdict", case_id=verdict.case_id, decision=verdict.decision.value,
+                 seconds=round(verdict.duration_s, 3), cost_usd=verdict.usage.cost_usd,
+                 error=verdict.error)
+
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge")
+    futures: list[Future[Verdict]] = []
     try:
-        futures: dict[Future[Verdict], str] = {
-            pool.submit(judge_one, judge, dataset.case(c), run_dir / CASES_OUT / c): c
-            for c in todo
-        }
+        for case_id in todo:
+            futures.append(pool.submit(_judge_in_scope, cancelled, judge, dataset.case(case_id),
+                                       run_dir / CASES_OUT / case_id))
         for future in as_completed(futures):
-            verdict = future.result()
-            store.put(verdict)
-            bar.advance(verdict)
-            log.info("verdict", case_id=verdict.case_id, decision=verdict.decision.value,
-                     seconds=round(verdict.duration_s, 3), cost_usd=verdict.usage.cost_usd,
-                     error=verdict.error)
-    finally:
-        # On Ctrl-C nothing queued starts; verdicts already stored stay.
+            keep(future.result())
+    except BaseException:
+        cancelled.set()
         pool.shutdown(wait=True, cancel_futures=True)
+        finished = [f.result() for f in futures
+                    if f.done() and not f.cancelled() and f.exception() is None]
+        late = [v for v in finished if v.case_id not in stored and v.error != cancel.CANCELLED]
+        for verdict in sorted(late, key=lambda v: v.case_id):
+            keep(verdict)
+        log.info("run_interrupted", stored_now=len(stored),
+                 cancelled=sum(1 for v in finished if v.error == cancel.CANCELLED),
+                 not_started=sum(1 for f in futures if f.cancelled()))
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _judge_in_scope(event: threading.Event, judge: Judge, case: CasePackage,
+                    out_dir: Path) -> Verdict:
+    """`judge_one` with `event` as this worker's cancellation signal. A case picked up after
+    cancellation is not judged at all (its earlier products stay as they were)."""
+    if event.is_set():
+        return Verdict(case_id=case.root.name, judge=judge.name, decision=Decision.ERROR,
+                       error=cancel.CANCELLED)
+    with cancel.scope(event):
+        return judge_one(judge, case, out_dir)
 
 
 def judge_one(judge: Judge, case: CasePackage, out_dir: Path) -> Verdict:
     """Run the judge on one case; an exception or a wrong case id becomes an ERROR verdict.
 
+    A cancelled run (see `cancel`) ends the case as an ERROR with reason `cancel.CANCELLED`.
     A package that is unsafe to judge (a label or evidence file inside it, an artifact stored
     outside `artifacts/`, see `package_problems`) is never shown to the judge: it is an ERROR
     verdict naming the problems. Every ERROR made here also rewrites the case's products, so no
@@ -163,6 +202,8 @@ def judge_one(judge: Judge, case: CasePackage, out_dir: Path) -> Verdict:
         return error("invalid case package, not judged: " + "; ".join(map(str, problems)))
     try:
         verdict = judge.judge(case, out_dir)
+    except cancel.Cancelled:  # a judge that lets the cancellation through
+        return error(cancel.CANCELLED)
     except Exception as exc:  # a judge must not raise; if it does, the case is an error
         return error(f"judge raised {type(exc).__name__}: {exc}")
     if verdict.case_id != case_id:

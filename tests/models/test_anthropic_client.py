@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from judge_runner import cancel
 from judge_runner.models import (
     AnthropicClient,
     ModelCallError,
@@ -326,3 +327,24 @@ def test_one_client_serves_parallel_cases_and_counts_every_retry(
     assert [r.content[0]["text"] for r in responses] == [f"answer to {p}" for p in prompts]
     assert [r.usage.retries for r in responses] == [1 - i % 2 for i in range(24)]
     assert len(fake_api.requests) == 24 + 12
+
+
+def test_cancellation_cuts_a_retry_wait_short(fake_api: FakeMessagesServer) -> None:
+    fake_api.push(http_error(529, retry_after=30), reply(text("never asked for")))
+    event = threading.Event()
+    threading.Timer(0.3, event.set).start()
+    started = time.monotonic()
+    with cancel.scope(event), pytest.raises(cancel.Cancelled):
+        client(fake_api, retry=RetryPolicy(max_attempts=3)).complete(request())
+    assert time.monotonic() - started < 5.0  # not the 30 s the server asked for
+    assert len(fake_api.bodies) == 1
+
+
+def test_a_cancelled_run_sends_nothing(fake_api: FakeMessagesServer) -> None:
+    event = threading.Event()
+    event.set()
+    with cancel.scope(event), pytest.raises(cancel.Cancelled):
+        client(fake_api).complete(request())
+    assert fake_api.bodies == []
+    fake_api.push(reply(text("outside the cancelled scope")))
+    assert client(fake_api).complete(request()).content == [text("outside the cancelled scope")]

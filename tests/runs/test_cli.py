@@ -11,11 +11,15 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from judge_runner.runs.store import STORE_FILE
+from judge_runner.sandbox.engine import LABEL_PID
 from tests.conftest import REPO
+from tests.fakeapi import FakeMessagesServer, Reply, Slow
+from tests.judges import casekit, sessions
 from tests.runs.casebuild import mixed_specs, write_dataset
 
 FACTORY = "tests.runs.scripted_judge:make_judge"
@@ -169,3 +173,95 @@ def test_verdicts_on_real_trial_pool_resumes(real_data: Path, tmp_path: Path) ->
     summary = json.loads((tmp_path / "out" / "metrics.json").read_text())
     assert (summary["n_judged_now"], summary["n_resumed"]) == (0, 26)
     assert (tmp_path / "out" / "verdicts.jsonl").read_text().splitlines() == lines
+
+
+# --- Ctrl-C mid-run: cancelled promptly, stored verdicts kept, the rerun judges the rest -------
+
+FAST_CASES = ("case-0", "case-1")
+
+
+def _slow_after_fast(scripts: dict[str, list[Reply]], delay_s: float) -> Any:
+    """Serve the agent sessions; every turn of a case not in FAST_CASES answers after
+    `delay_s`, so those sessions are mid-flight for several seconds."""
+    respond = sessions.responder_for(scripts)
+
+    def slow(request: Any) -> Slow | Reply:
+        answer: Reply = respond(request)
+        if _case_of(request.body) in FAST_CASES:
+            return answer
+        return Slow(delay_s=delay_s, then=answer)
+
+    return slow
+
+
+def _case_of(body: dict[str, Any]) -> str:
+    """The case a Messages request is about: the agent judge's overview starts `# Case <id>`."""
+    first = body["messages"][0]["content"]
+    first_text = first if isinstance(first, str) else first[0]["text"]
+    return str(first_text.splitlines()[0].removeprefix("# Case ").strip())
+
+
+def _containers_of(pid: int) -> list[str]:
+    done = subprocess.run(["docker", "ps", "-aq", "--filter", f"label={LABEL_PID}={pid}"],
+                          capture_output=True, text=True, timeout=30, check=True)
+    return done.stdout.split()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sandbox", ["local", "docker"])
+def test_ctrl_c_cancels_in_flight_agent_sessions_and_rerun_finishes(
+    tmp_path: Path, sandbox: str, request: pytest.FixtureRequest
+) -> None:
+    if sandbox == "docker":
+        request.getfixturevalue("docker_engine")
+    totals = {f"case-{i}": 42 if i % 2 else 40 for i in range(5)}
+    ds = casekit.build_dataset(tmp_path / "ds", totals)
+    scripts = {c: sessions.good_session(t) for c, t in totals.items()}
+    server = FakeMessagesServer().start()
+    # Six turns of 1.5 s: a slow session would hold the run ~9 s past Ctrl-C without cancellation.
+    server.responder = _slow_after_fast(scripts, delay_s=1.5)
+    run_dir = tmp_path / "run"
+    cmd = _cmd("eval", str(ds.root), "--judge", "agent",
+               "--skill", str(REPO / "judgeskills" / "v1"), "--model", "claude-test",
+               "--sandbox", sandbox, "--base-url", server.base_url,
+               "-o", 'retry={"initial_wait_s": 0, "jitter_s": 0, "max_attempts": 2}',
+               "-o", "timeout_s=10", "--run-dir", str(run_dir), "--concurrency", "2",
+               "--no-progress")
+    env = _env(tmp_path, 0.0)
+    try:
+        proc = subprocess.Popen(cmd, env=env, cwd=tmp_path, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while _stored(run_dir) < len(FAST_CASES) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)  # the slow cases are now inside their sessions
+        assert proc.poll() is None, proc.communicate()
+        interrupted_at = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, stderr = proc.communicate(timeout=30)
+        exit_s = time.monotonic() - interrupted_at
+        assert proc.returncode == 130, stderr
+        assert "interrupted" in stderr and "run the same command again" in stderr
+        # one model call in flight (1.5 s) plus process teardown; not the ~9 s left in a session
+        assert exit_s < 4.0, f"took {exit_s:.1f}s to stop"
+        if sandbox == "docker":
+            assert _containers_of(proc.pid) == []
+
+        db = sqlite3.connect(run_dir / STORE_FILE)
+        kept = dict(db.execute("SELECT case_id, decision FROM verdicts").fetchall())
+        db.close()
+        assert kept == {"case-0": "fail", "case-1": "pass"}, "only finished cases are stored"
+        assert not (run_dir / "metrics.json").exists()
+
+        server.responder = sessions.responder_for(scripts)  # answer at once from now on
+        seen_before = len(server.bodies)
+        rerun = subprocess.run(cmd, env=env, cwd=tmp_path, capture_output=True, text=True,
+                               timeout=60)
+        assert rerun.returncode == 0, rerun.stderr
+    finally:
+        server.stop()
+    rerun_cases = {_case_of(body) for body in server.bodies[seen_before:]}
+    assert rerun_cases == {f"case-{i}" for i in range(2, 5)}, "stored cases are not judged again"
+    summary = json.loads((run_dir / "metrics.json").read_text())
+    assert summary["n_resumed"] == 2
+    assert summary["decisions"] == {"pass": 2, "fail": 3, "abstain": 0, "error": 0}

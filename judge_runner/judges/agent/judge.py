@@ -6,7 +6,9 @@ Failure modes, each ending as `Decision.ERROR` with a reason (never a silent pas
 - a model call fails for good (`ModelError`, after the client's retries);
 - a budget runs out: turns (model calls), tokens (input + cached + output), wall time;
 - the model keeps producing output the runner cannot act on: too many unknown tools or
-  malformed tool inputs, or it stops calling tools without submitting a verdict.
+  malformed tool inputs, or it stops calling tools without submitting a verdict;
+- the run is cancelled (Ctrl-C, SIGTERM): checked before each model call and after each tool
+  call, so a session stops once its current call returns; the reason is `cancel.CANCELLED`.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from judge_runner import cancel
 from judge_runner.cases import CasePackage
 from judge_runner.judges.agent import events, prompt
 from judge_runner.judges.agent.session import Session
@@ -134,6 +137,8 @@ class AgentJudge:
             run.error = f"sandbox failed: {exc}"
         except ModelError as exc:
             run.error = f"model call failed: {exc}"
+        except cancel.Cancelled:
+            run.error = cancel.CANCELLED
         verdict = run.verdict(case_id, time.monotonic() - started)
         events.end(out_dir, verdict.decision.value, verdict.error)
         session = run.session
@@ -164,6 +169,7 @@ class _Run:
         system = system_blocks([system_text])
         messages: list[dict[str, Any]] = [{"role": "user", "content": overview}]
         while session.final is None:
+            cancel.check()
             self._check_budgets()
             self.turns += 1
             response = client.complete(ModelRequest(
@@ -188,6 +194,7 @@ class _Run:
                 results.append(session.handle(call).block())
                 if session.final is not None:
                     return
+                cancel.check()
             messages.append({"role": "user", "content": results})
             if session.invalid_outputs > budgets.max_invalid:
                 raise SessionError(
