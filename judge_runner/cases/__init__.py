@@ -19,6 +19,7 @@ from judge_runner.cases.models import (
     estimate_tokens,
 )
 from judge_runner.cases.validate import Issue, ValidationLimits, validate_dataset
+from judge_runner.cases.write import append_labels, write_case
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -39,6 +40,8 @@ __all__ = [
     "TerminationStatus",
     "Trajectory",
     "ValidationLimits",
+    "append_labels",
     "estimate_tokens",
     "validate_dataset",
+    "write_case",
 ]

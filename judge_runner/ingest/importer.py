@@ -18,28 +18,28 @@ and options give byte-identical files (no timestamps, sorted listings).
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from judge_runner.cases.dataset import CASES_DIR, EVIDENCE_DIR, LABELS_FILE
 from judge_runner.cases.models import (
     ArtifactProvenance,
     ArtifactRecord,
     CaseMeta,
-    CaseStats,
     Domain,
     Label,
     LabelRecord,
     Source,
-    StepKind,
-    Trajectory,
-    estimate_tokens,
+)
+from judge_runner.cases.write import (
+    artifact_record,
+    case_stats,
+    label_line,
+    package_texts,
+    trajectory_json,
 )
 from judge_runner.ingest import atif, claude_code
 from judge_runner.ingest.artifacts import FileState, reconstruct
@@ -120,7 +120,7 @@ def import_trials(roots: list[Path], out: Path, options: ImportOptions,
         if progress is not None:
             progress(done, len(trials))
     shutil.rmtree(tree.root / STAGING_DIR, ignore_errors=True)
-    lines = "".join(_json_line(labels[k]) for k in sorted(labels))
+    lines = "".join(label_line(labels[k]) for k in sorted(labels))
     if lines or options.require_label:
         tree.write_text(LABELS_FILE, lines)
     report = ImportReport(trials=entries, unmapped_categories=sorted(unmapped))
@@ -238,10 +238,9 @@ def _write_case(trial: FoundTrial, result: TrialResult, run: RawRun, task: TaskI
                          transcript_format=run.source_format),
         "with_skills": bool(copied_skills), "skills": copied_skills,
         "artifacts": sorted(artifacts, key=lambda a: a.path),
-        "stats": _stats(run, trajectory, trajectory_text)})
-    tree.write_text(f"{stage}/case/case.json", _json_text(meta))
-    tree.write_text(f"{stage}/case/instruction.md", task.instruction)
-    tree.write_text(f"{stage}/case/trajectory.json", trajectory_text)
+        "stats": case_stats(trajectory, trajectory_text, run.raw_chars)})
+    for name, text in package_texts(meta, task.instruction, trajectory_text).items():
+        tree.write_text(f"{stage}/case/{name}", text)
     _copy_tree(trial.path / "verifier", tree, f"{stage}/evidence/verifier", entry,
                options.max_artifact_bytes)
     _commit(tree, stage, case_id)
@@ -289,9 +288,7 @@ def _copy_tree(source: Path, tree: SafeTree, dest: str, entry: TrialReport,
 def _copy_artifacts(trial: Path, tree: SafeTree, dest: str, options: ImportOptions,
                     entry: TrialReport) -> list[ArtifactRecord]:
     copied = _copy_tree(trial / "artifacts", tree, dest, entry, options.max_artifact_bytes)
-    return [ArtifactRecord(path=rel, stored_as=rel, size=len(data),
-                           sha256=hashlib.sha256(data).hexdigest(),
-                           provenance=ArtifactProvenance.COPIED) for rel, data in copied]
+    return [artifact_record(rel, rel, data, ArtifactProvenance.COPIED) for rel, data in copied]
 
 
 def _store_reconstructed(files: list[FileState], copied: list[ArtifactRecord], tree: SafeTree,
@@ -312,24 +309,11 @@ def _store_reconstructed(files: list[FileState], copied: list[ArtifactRecord], t
         if data is not None:
             tree.write_bytes(f"{dest}/{rel}", data)
             stored_as = rel
-        records.append(ArtifactRecord(
-            path=state.path, stored_as=stored_as, size=len(data) if data is not None else None,
-            sha256=hashlib.sha256(data).hexdigest() if data is not None else None,
-            provenance=ArtifactProvenance.RECONSTRUCTED if data is not None
-            else ArtifactProvenance.UNKNOWN,
-            steps=state.steps, note="; ".join(notes) or None))
+        records.append(artifact_record(
+            state.path, stored_as, data,
+            ArtifactProvenance.RECONSTRUCTED if data is not None else ArtifactProvenance.UNKNOWN,
+            state.steps, "; ".join(notes) or None))
     return records
-
-
-def _stats(run: RawRun, trajectory: Trajectory, text: str) -> CaseStats:
-    steps = trajectory.steps
-    return CaseStats(
-        n_steps=len(steps),
-        n_tool_calls=sum(1 for s in steps if s.kind is StepKind.TOOL_CALL),
-        n_error_steps=sum(1 for s in steps if s.is_error),
-        n_skill_uses=sum(1 for s in steps if s.kind is StepKind.SKILL_USE),
-        raw_chars=run.raw_chars, normalized_chars=len(text),
-        raw_tokens_est=(run.raw_chars + 3) // 4, normalized_tokens_est=estimate_tokens(text))
 
 
 def _commit(tree: SafeTree, stage: str, case_id: str) -> None:
@@ -343,24 +327,3 @@ def _commit(tree: SafeTree, stage: str, case_id: str) -> None:
         dst.parent.mkdir(parents=True, exist_ok=True)
         src.replace(dst)
     shutil.rmtree(tree.path(stage), ignore_errors=True)
-
-
-def _json_text(model: BaseModel) -> str:
-    return json.dumps(model.model_dump(mode="json"), ensure_ascii=False, indent=1) + "\n"
-
-
-def trajectory_json(trajectory: Trajectory) -> str:
-    """trajectory.json text: one step per line, fields at their defaults left out (the schema
-    restores them), so the file stays small, greppable and diffable."""
-    head = trajectory.model_dump(mode="json", exclude={"steps"})
-    steps = [json.dumps(s.model_dump(mode="json", exclude_defaults=True), ensure_ascii=False)
-             for s in trajectory.steps]
-    lines = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in head.items()]
-    body = ",\n  ".join(steps)
-    return "{\n" + "\n".join(lines) + f'\n "steps": [\n  {body}\n ]\n}}\n' if steps else \
-        "{\n" + "\n".join(lines) + '\n "steps": []\n}\n'
-
-
-
-def _json_line(model: BaseModel) -> str:
-    return json.dumps(model.model_dump(mode="json"), ensure_ascii=False, sort_keys=True) + "\n"
