@@ -10,14 +10,9 @@ Verifier evidence with a marker string sits in evidence/ (outside cases/), as th
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from judge_runner.cases.models import (
-    ArtifactProvenance,
-    ArtifactRecord,
-    CaseMeta,
-    CaseStats,
+from judge_runner.cases import (
     Label,
     LabelRecord,
     Source,
@@ -26,6 +21,7 @@ from judge_runner.cases.models import (
     Termination,
     TerminationStatus,
     Trajectory,
+    write_case,
 )
 from tests.checklist.helpers import INSTRUCTION
 
@@ -33,19 +29,20 @@ TASK = "sensor-summary"
 EVIDENCE_MARKER = "VERIFIER-EVIDENCE-7f3a"
 GOOD_JSON = '{"days": 3, "mean_temp": 21.5}\n'
 CSV = "day,temp\n1,20.5\n2,21.5\n3,22.5\n"
+SKILL_MD = "---\nname: summaries\ndescription: daily sensor summaries\n---\nGroup by day.\n"
 CLAIM = "Wrote /root/out/summary.json and /root/out/summary.csv; mean_temp is 21.5."
 
 
 def _steps(ok: bool) -> list[Step]:
-    first = Step(index=0, kind=StepKind.TOOL_CALL, tool="Bash",
+    first = Step(index=0, kind=StepKind.TOOL_CALL, tool="Bash", tool_use_id="call-0",
                  arguments={"command": "head /root/data/readings.csv"},
                  output="day,hour,temp\n1,0,20.1\n1,1,20.9")
     if ok:
-        second = Step(index=1, kind=StepKind.TOOL_CALL, tool="Bash",
+        second = Step(index=1, kind=StepKind.TOOL_CALL, tool="Bash", tool_use_id="call-1",
                       arguments={"command": "python summarize.py"},
                       output="wrote 3 rows to /root/out/summary.csv", exit_code=0)
     else:
-        second = Step(index=1, kind=StepKind.TOOL_CALL, tool="Bash",
+        second = Step(index=1, kind=StepKind.TOOL_CALL, tool="Bash", tool_use_id="call-1",
                       arguments={"command": "python summarize.py"},
                       output="Traceback (most recent call last): KeyError: 'temp'",
                       is_error=True, exit_code=1)
@@ -70,42 +67,23 @@ def trace_texts() -> list[str]:
 
 
 def write_dataset(root: Path) -> Path:
-    labels = []
     for case_id, (with_skills, label, js, csv_text, ok) in RUNS.items():
-        case = root / "cases" / case_id
-        (case / "artifacts" / "root" / "out").mkdir(parents=True)
-        (case / "instruction.md").write_text(INSTRUCTION, encoding="utf-8")
         files = {"/root/out/summary.json": js}
         if csv_text is not None:
             files["/root/out/summary.csv"] = csv_text
-        records = []
-        for path, text in files.items():
-            (case / "artifacts" / path.lstrip("/")).write_text(text, encoding="utf-8")
-            records.append(ArtifactRecord(path=path, stored_as=path.lstrip("/"),
-                                          size=len(text), provenance=ArtifactProvenance.COPIED))
-        steps = _steps(ok)
-        trajectory = Trajectory(case_id=case_id, source_format="test", steps=steps,
+        trajectory = Trajectory(case_id=case_id, source_format="test", steps=_steps(ok),
                                 final_message=CLAIM,
                                 termination=Termination(status=TerminationStatus.COMPLETED))
-        meta = CaseMeta(
-            id=case_id, task=TASK, domain=None,
-            source=Source(trial_path=f"trials/{case_id}", trial_name=case_id, model="m",
-                          transcript_format="test"),
-            with_skills=with_skills, skills=[], artifacts=records,
-            stats=CaseStats(n_steps=len(steps), n_tool_calls=len(steps), n_error_steps=0,
-                            n_skill_uses=0, raw_chars=0, normalized_chars=0, raw_tokens_est=0,
-                            normalized_tokens_est=0),
-        )
-        (case / "case.json").write_text(meta.model_dump_json(indent=2), encoding="utf-8")
-        (case / "trajectory.json").write_text(trajectory.model_dump_json(indent=2),
-                                              encoding="utf-8")
+        write_case(root, task=TASK, instruction=INSTRUCTION, trajectory=trajectory,
+                   source=Source(trial_path=f"trials/{case_id}", trial_name=case_id, model="m",
+                                 transcript_format="test"),
+                   skills={"summaries": {"SKILL.md": SKILL_MD}} if with_skills else None,
+                   artifacts=files,
+                   label=LabelRecord(case_id=case_id, label=label,
+                                     reward=1.0 if label is Label.PASS else 0.0))
         evidence = root / "evidence" / case_id
         evidence.mkdir(parents=True)
         (evidence / "test-stdout.txt").write_text(
             f"{EVIDENCE_MARKER} test_mean_temp {'PASSED' if label is Label.PASS else 'FAILED'}",
             encoding="utf-8")
-        labels.append(LabelRecord(case_id=case_id, label=label,
-                                  reward=1.0 if label is Label.PASS else 0.0))
-    (root / "labels.jsonl").write_text(
-        "".join(json.dumps(r.model_dump(mode="json")) + "\n" for r in labels), encoding="utf-8")
     return root

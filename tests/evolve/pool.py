@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from judge_runner.cases import Domain, Label, Step, StepKind, Trajectory
+from judge_runner.cases import Domain, Label
 from tests.runs.casebuild import Spec, write_dataset
 
 SKILL_MD = """---
@@ -42,11 +42,11 @@ def build_pool(
                     domain=DOMAINS[t % 3],
                     label=label,
                     answer=answer,
+                    report=f"Finished: {answer}",
                 )
             )
     dataset = write_dataset(root / "dataset", specs)
     for spec in specs:
-        _finish_with(dataset / "cases" / spec.case_id, f"Finished: {spec.answer}")
         evidence = dataset / "evidence" / spec.case_id / "verifier"  # the importer's layout
         evidence.mkdir(parents=True)
         failed = (
@@ -67,16 +67,6 @@ def build_pool(
     gate = sorted(fails[::2][:gate_fail] + passes[::2][:gate_pass])
     dev = sorted(s.case_id for s in specs if s.case_id not in set(gate))
     return dataset, dev, gate
-
-
-def _finish_with(case_dir: Path, report: str) -> None:
-    path = case_dir / "trajectory.json"
-    trajectory = Trajectory.model_validate_json(path.read_text(encoding="utf-8"))
-    steps = [Step(index=0, kind=StepKind.ASSISTANT_MESSAGE, text=report)]
-    path.write_text(
-        trajectory.model_copy(update={"steps": steps, "final_message": report}).model_dump_json(),
-        encoding="utf-8",
-    )
 
 
 def write_skill(skills_root: Path, extra: str = "") -> Path:

@@ -11,10 +11,7 @@ import json
 from pathlib import Path
 
 from judge_runner.cases import (
-    ArtifactProvenance,
-    ArtifactRecord,
     CaseMeta,
-    CaseStats,
     Dataset,
     Domain,
     Label,
@@ -25,6 +22,8 @@ from judge_runner.cases import (
     Termination,
     TerminationStatus,
     Trajectory,
+    append_labels,
+    write_case,
 )
 
 INSTRUCTION = (
@@ -73,37 +72,33 @@ def evidence_text(case_id: str) -> str:
     return f"VERIFIER-EVIDENCE {case_id}: expected total 42, got 41; test_total FAILED-XQ7\n"
 
 
-def label_line(record: LabelRecord) -> str:
-    return record.model_dump_json()
-
-
 def build_dataset(root: Path, totals: dict[str, int], filler_steps: int = 0) -> Dataset:
     """A dataset with one case per entry of `totals` (case id -> total written to out.json).
 
     A total of 42 is labelled pass, anything else fail. `filler_steps` adds long tool steps so
     the trajectory needs several read_file pages.
     """
-    (root / "cases").mkdir(parents=True, exist_ok=True)
     labels = []
     for case_id, total in sorted(totals.items()):
-        _write_case(root / "cases" / case_id, case_id, total, filler_steps)
+        _write_case(root, case_id, total, filler_steps)
         labels.append(LabelRecord(case_id=case_id, label=Label.PASS if total == 42 else Label.FAIL,
                                   reward=1.0 if total == 42 else 0.0))
         evidence = root / "evidence" / case_id
         evidence.mkdir(parents=True, exist_ok=True)
         (evidence / "test-stdout.txt").write_text(evidence_text(case_id))
-    (root / "labels.jsonl").write_text("".join(label_line(r) + "\n" for r in labels))
+    append_labels(root, labels)
     register_secrets(root)
     return Dataset(root)
 
 
-def _write_case(case_dir: Path, case_id: str, total: int, filler_steps: int) -> None:
+def _write_case(root: Path, case_id: str, total: int, filler_steps: int) -> None:
     out = json.dumps({"total": total})
     steps = [
         Step(index=0, kind=StepKind.ASSISTANT_MESSAGE, text="I will read the input."),
         Step(index=1, kind=StepKind.TOOL_CALL, tool="Bash", tool_use_id="t1",
              arguments={"command": "cat /root/input.txt"}, output="20\n21\n1\n", exit_code=0),
-        Step(index=2, kind=StepKind.SKILL_USE, skill="summing", text="Use python3 to add."),
+        Step(index=2, kind=StepKind.SKILL_USE, tool="Skill", skill="summing",
+             text="Use python3 to add."),
         Step(index=3, kind=StepKind.TOOL_CALL, tool="Write", tool_use_id="t2",
              arguments={"file_path": "/root/out.json", "content": out}, output="ok",
              files_touched=["/root/out.json"]),
@@ -119,28 +114,11 @@ def _write_case(case_dir: Path, case_id: str, total: int, filler_steps: int) -> 
         final_message=f"Done: total is {total}.",
         termination=Termination(status=TerminationStatus.COMPLETED, num_turns=len(steps)),
     )
-    trajectory_json = trajectory.model_dump_json(indent=1)
-    meta = CaseMeta(
-        id=case_id, task="sum-numbers", domain=Domain.MATHEMATICS,
-        source=Source(trial_path=f"trials/{case_id}", trial_name=case_id,
-                      transcript_format="test"),
-        with_skills=True, skills=["summing"],
-        artifacts=[ArtifactRecord(path="/root/out.json", stored_as="root/out.json",
-                                  size=len(out), provenance=ArtifactProvenance.COPIED,
-                                  steps=[3])],
-        stats=CaseStats(n_steps=len(steps), n_tool_calls=len(steps) - 2, n_error_steps=0,
-                        n_skill_uses=1, raw_chars=len(trajectory_json),
-                        normalized_chars=len(trajectory_json),
-                        raw_tokens_est=len(trajectory_json) // 4,
-                        normalized_tokens_est=len(trajectory_json) // 4),
-    )
-    (case_dir / "artifacts" / "root").mkdir(parents=True, exist_ok=True)
-    (case_dir / "artifacts" / "root" / "out.json").write_text(out)
-    (case_dir / "skills" / "summing").mkdir(parents=True, exist_ok=True)
-    (case_dir / "skills" / "summing" / "SKILL.md").write_text(SKILL_MD)
-    (case_dir / "instruction.md").write_text(INSTRUCTION)
-    (case_dir / "trajectory.json").write_text(trajectory_json)
-    (case_dir / "case.json").write_text(meta.model_dump_json(indent=1))
+    write_case(root, task="sum-numbers", domain=Domain.MATHEMATICS, instruction=INSTRUCTION,
+               trajectory=trajectory,
+               source=Source(trial_path=f"trials/{case_id}", trial_name=case_id,
+                             transcript_format="test"),
+               skills={"summing": {"SKILL.md": SKILL_MD}}, artifacts={"/root/out.json": out})
 
 
 def point_artifact_at(case_dir: Path, stored_as: str) -> None:

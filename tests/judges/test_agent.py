@@ -140,7 +140,8 @@ def test_read_file_pages_long_trajectories_without_silent_truncation(
                                      id=f"tu_page{pages}")))
         offset += 20000
         pages += 1
-    fake_api.push(sessions.inspection("P2", f"tu_page{pages - 1}", "Done: total is 41.",
+    # the last page holds the last step (trajectory.json puts final_message before the steps)
+    fake_api.push(sessions.inspection("P2", f"tu_page{pages - 1}", "filler line 39",
                                       "supports", "tu_rec"),
                   sessions.verdict("fail", ["I1"]))
     verdict = agent(fake_api).judge(case, tmp_path / "out")

@@ -1,4 +1,4 @@
-"""Crafted case packages for rules-judge tests, written through the case package models."""
+"""Crafted case packages for rules-judge tests, written through `write_case`."""
 
 from __future__ import annotations
 
@@ -6,17 +6,14 @@ from pathlib import Path
 from typing import Any
 
 from judge_runner.cases import (
-    ArtifactProvenance,
-    ArtifactRecord,
-    CaseMeta,
     CasePackage,
-    CaseStats,
     Source,
     Step,
     StepKind,
     Termination,
     TerminationStatus,
     Trajectory,
+    write_case,
 )
 
 INSTRUCTION = "Read `/root/input.csv` and save the total to `/root/out.json`.\n"
@@ -43,7 +40,7 @@ def read(path: str, output: str, is_error: bool = False) -> dict[str, Any]:
 
 
 def skill(name: str, body: str) -> dict[str, Any]:
-    return {"kind": StepKind.SKILL_USE, "skill": name, "text": body}
+    return {"kind": StepKind.SKILL_USE, "tool": "Skill", "skill": name, "text": body}
 
 
 def notice(text: str) -> dict[str, Any]:
@@ -72,9 +69,10 @@ def build_case(
     skills: tuple[str, ...] = ("tables",),
     artifacts: dict[str, bytes] | None = None,
 ) -> CasePackage:
-    """Write `<root>/cases/<case_id>/` and return it; `artifacts` maps agent paths to bytes."""
+    """Write `<root>/cases/<case_id>/` and return it; `artifacts` maps agent paths to bytes.
+    A tool call with output and no `tool_use_id` gets `call-<index>`, as a real transcript has."""
     raw = GOOD_RUN if steps is None else steps
-    built = [Step(index=i, **fields) for i, fields in enumerate(raw)]
+    built = [Step(index=i, **_with_call_id(i, fields)) for i, fields in enumerate(raw)]
     if final_message is None:
         texts = [s.text for s in built if s.kind is StepKind.ASSISTANT_MESSAGE and s.text]
         final_message = texts[-1] if texts and status is not TerminationStatus.NO_RESULT else None
@@ -84,34 +82,15 @@ def build_case(
                                 result_subtype=subtype if status is not TerminationStatus.NO_RESULT
                                 else None, num_turns=len(built)),
     )
-    case_dir = root / "cases" / case_id
-    records = []
-    for agent_path, data in sorted((artifacts or {}).items()):
-        stored = agent_path.lstrip("/")
-        target = case_dir / "artifacts" / stored
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
-        writers = [s.index for s in built if agent_path in s.files_touched]
-        records.append(ArtifactRecord(path=agent_path, stored_as=stored, size=len(data),
-                                      provenance=ArtifactProvenance.COPIED, steps=writers))
-    for name in skills:
-        (case_dir / "skills" / name).mkdir(parents=True, exist_ok=True)
-        (case_dir / "skills" / name / "SKILL.md").write_text(f"# {name}\n", encoding="utf-8")
-    n_tools = sum(1 for s in built if s.kind is StepKind.TOOL_CALL)
-    meta = CaseMeta(
-        id=case_id, task="crafted", domain=None,
+    return write_case(
+        root, task="crafted", instruction=instruction, trajectory=trajectory,
         source=Source(trial_path=f"trials/{case_id}", trial_name=case_id,
                       transcript_format="test"),
-        with_skills=bool(skills), skills=list(skills), artifacts=records,
-        stats=CaseStats(n_steps=len(built), n_tool_calls=n_tools,
-                        n_error_steps=sum(1 for s in built if s.is_error),
-                        n_skill_uses=sum(1 for s in built if s.kind is StepKind.SKILL_USE),
-                        raw_chars=0, normalized_chars=0, raw_tokens_est=0,
-                        normalized_tokens_est=0),
-    )
-    case_dir.mkdir(parents=True, exist_ok=True)
-    (case_dir / "instruction.md").write_text(instruction, encoding="utf-8")
-    (case_dir / "trajectory.json").write_text(trajectory.model_dump_json(indent=1),
-                                              encoding="utf-8")
-    (case_dir / "case.json").write_text(meta.model_dump_json(indent=1), encoding="utf-8")
-    return CasePackage(case_dir)
+        skills={name: {"SKILL.md": f"# {name}\n"} for name in skills}, artifacts=artifacts)
+
+
+def _with_call_id(index: int, fields: dict[str, Any]) -> dict[str, Any]:
+    if fields["kind"] is StepKind.TOOL_CALL and fields.get("output") is not None \
+            and not fields.get("tool_use_id"):
+        return {**fields, "tool_use_id": f"call-{index}"}
+    return fields

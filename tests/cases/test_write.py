@@ -1,0 +1,137 @@
+"""Writing case packages: what `write_case` writes validates, agrees with the importer, and bad
+parts are refused before anything is written."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from judge_runner.cases import (
+    ArtifactProvenance,
+    CaseMeta,
+    Dataset,
+    Label,
+    LabelRecord,
+    Source,
+    Step,
+    StepKind,
+    Termination,
+    TerminationStatus,
+    Trajectory,
+    append_labels,
+    validate_dataset,
+    write_case,
+)
+from judge_runner.cases.write import case_stats, trajectory_json
+from judge_runner.ingest import ImportOptions, import_trials
+from tests.checklist import cases as checklist_cases
+from tests.conftest import EXAMPLES
+from tests.evolve.pool import build_pool
+from tests.judges import casekit
+from tests.judges.rules.builder import GOOD_RUN, build_case
+from tests.runs.casebuild import mixed_specs, write_dataset
+
+SOURCE = Source(trial_path="trials/c1", trial_name="c1", transcript_format="test")
+
+
+def _trajectory(case_id: str = "c1") -> Trajectory:
+    steps = [
+        Step(index=0, kind=StepKind.ASSISTANT_MESSAGE, text="Writing the report."),
+        Step(index=1, kind=StepKind.SKILL_USE, tool="Skill", skill="docs", text="Be brief."),
+        Step(index=2, kind=StepKind.TOOL_CALL, tool="Write", tool_use_id="t1",
+             arguments={"file_path": "/root/report.md", "content": "né"}, output="ok",
+             files_touched=["/root/report.md"]),
+        Step(index=3, kind=StepKind.TOOL_CALL, tool="Bash", tool_use_id="t2",
+             arguments={"command": "false"}, output="exit 1", is_error=True, exit_code=1),
+    ]
+    return Trajectory(case_id=case_id, source_format="test", steps=steps, final_message="Done.",
+                      termination=Termination(status=TerminationStatus.COMPLETED))
+
+
+def test_written_case_validates_with_stats_and_records_from_what_is_on_disk(
+        tmp_path: Path) -> None:
+    label = LabelRecord(case_id="c1", label=Label.FAIL, reward=0.0)
+    case = write_case(tmp_path, task="report", instruction="Write /root/report.md.\n",
+                      trajectory=_trajectory(), source=SOURCE,
+                      skills={"docs": {"SKILL.md": "# docs\n", "ref/style.md": b"short\n"}},
+                      artifacts={"/root/report.md": "né", "/root/raw.bin": b"\x00\xff"},
+                      label=label)
+    assert validate_dataset(tmp_path) == []
+    meta = case.meta
+    text = (case.root / "trajectory.json").read_text(encoding="utf-8")
+    assert (meta.stats.n_steps, meta.stats.n_tool_calls, meta.stats.n_error_steps,
+            meta.stats.n_skill_uses) == (4, 2, 1, 1)
+    assert meta.stats.normalized_chars == meta.stats.raw_chars == len(text)
+    assert meta.with_skills and meta.skills == ["docs"]
+    assert (case.skills_dir / "docs" / "ref" / "style.md").read_bytes() == b"short\n"
+    report, raw = sorted(meta.artifacts, key=lambda a: a.path, reverse=True)
+    assert (report.path, report.stored_as, report.size, report.steps) == \
+        ("/root/report.md", "root/report.md", 3, [2])
+    assert report.sha256 == hashlib.sha256("né".encode()).hexdigest()
+    assert report.provenance is ArtifactProvenance.COPIED
+    assert (raw.size, raw.steps) == (2, [])
+    assert Dataset(tmp_path).labels() == {"c1": label}
+
+
+def test_raw_chars_can_be_given_and_labels_append(tmp_path: Path) -> None:
+    case = write_case(tmp_path, task="t", instruction="Do it.\n", trajectory=_trajectory(),
+                      source=SOURCE, raw_chars=1001)
+    assert (case.meta.stats.raw_chars, case.meta.stats.raw_tokens_est) == (1001, 251)
+    assert case.meta.skills == [] and not case.meta.with_skills
+    append_labels(tmp_path, [LabelRecord(case_id="c1", label=Label.PASS, reward=1.0)])
+    assert validate_dataset(tmp_path) == []
+    append_labels(tmp_path, [LabelRecord(case_id="c1", label=Label.PASS, reward=1.0)])
+    assert [i.message for i in validate_dataset(tmp_path)] == ["duplicate c1"]
+
+
+@pytest.mark.parametrize("kwargs", [
+    {"artifacts": {"/root/../../labels.jsonl": "x"}},
+    {"artifacts": {"/": "x"}},
+    {"artifacts": {"/root/a": "x", "root/a": "y"}},
+    {"skills": {"../up": {"SKILL.md": "x"}}},
+    {"skills": {"ok": {"../../case.json": "x"}}},
+    {"label": LabelRecord(case_id="other", label=Label.PASS, reward=1.0)},
+])
+def test_bad_parts_are_refused_before_anything_is_written(tmp_path: Path,
+                                                          kwargs: dict[str, object]) -> None:
+    with pytest.raises(ValueError):
+        write_case(tmp_path, task="t", instruction="Do it.\n", trajectory=_trajectory(),
+                   source=SOURCE, **kwargs)  # type: ignore[arg-type]
+    assert not any(tmp_path.iterdir())
+
+
+def test_an_existing_case_folder_is_not_overwritten(tmp_path: Path) -> None:
+    write_case(tmp_path, task="t", instruction="Do it.\n", trajectory=_trajectory(),
+               source=SOURCE)
+    with pytest.raises(FileExistsError, match="c1"):
+        write_case(tmp_path, task="t", instruction="Other.\n", trajectory=_trajectory(),
+                   source=SOURCE)
+    assert (tmp_path / "cases" / "c1" / "instruction.md").read_text() == "Do it.\n"
+
+
+def test_rendering_and_stats_are_the_importers(tmp_path: Path) -> None:
+    out = tmp_path / "ds"
+    import_trials([EXAMPLES / "trials"], out, ImportOptions(task_dirs=[EXAMPLES / "tasks"]))
+    case_dirs = sorted((out / "cases").iterdir())
+    assert case_dirs
+    for case_dir in case_dirs:
+        text = (case_dir / "trajectory.json").read_text(encoding="utf-8")
+        trajectory = Trajectory.model_validate_json(text)
+        meta = CaseMeta.model_validate_json((case_dir / "case.json").read_text(encoding="utf-8"))
+        assert trajectory_json(trajectory) == text
+        assert case_stats(trajectory, text, meta.stats.raw_chars) == meta.stats
+
+
+def test_every_test_dataset_builder_writes_valid_packages(tmp_path: Path) -> None:
+    built = [
+        write_dataset(tmp_path / "runs", mixed_specs(6)),
+        casekit.build_dataset(tmp_path / "judges", {"a": 42, "b": 41}, filler_steps=3).root,
+        checklist_cases.write_dataset(tmp_path / "checklist"),
+        build_pool(tmp_path / "evolve", n_tasks=2, per_task=4, gate_fail=2, gate_pass=1)[0],
+        build_case(tmp_path / "rules", GOOD_RUN, artifacts={"/root/out.json": b'{"total": 6}'})
+        .root.parent.parent,
+    ]
+    for root in built:
+        assert validate_dataset(root) == [], root
