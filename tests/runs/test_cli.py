@@ -219,7 +219,7 @@ def test_ctrl_c_cancels_in_flight_agent_sessions_and_rerun_finishes(
     scripts = {c: sessions.good_session(t) for c, t in totals.items()}
     server = FakeMessagesServer().start()
     # Six turns of 1.5 s: a slow session would hold the run ~9 s past Ctrl-C without cancellation.
-    server.responder = _slow_after_fast(scripts, delay_s=1.5)
+    server.responder = _slow_after_fast(scripts, delay_s=3.0)
     run_dir = tmp_path / "run"
     cmd = _cmd("eval", str(ds.root), "--judge", "agent",
                "--skill", str(REPO / "judgeskills" / "v1"), "--model", "claude-test",
@@ -242,8 +242,9 @@ def test_ctrl_c_cancels_in_flight_agent_sessions_and_rerun_finishes(
         exit_s = time.monotonic() - interrupted_at
         assert proc.returncode == 130, stderr
         assert "interrupted" in stderr and "run the same command again" in stderr
-        # one model call in flight (1.5 s) plus process teardown; not the ~9 s left in a session
-        assert exit_s < 4.0, f"took {exit_s:.1f}s to stop"
+        # one model call in flight (3 s) plus process teardown; not the many 3 s turns left in
+        # each slow session (the bound leaves room for a loaded machine)
+        assert exit_s < 8.0, f"took {exit_s:.1f}s to stop"
         if sandbox == "docker":
             assert _containers_of(proc.pid) == []
 
