@@ -1,7 +1,9 @@
 """Command-line options every judging command shares, and building a judge from them.
 
-`judge`, `eval`, `verdicts` and `evolve run` take the same judge options; they are declared
-once here so that a knob added to judges is added to every command at once.
+`judge`, `eval` and `verdicts` take the same judge options; they are declared once here so that
+a knob added to judges is added to every command at once. `evolve` has its own judge options
+(`--judge`, `--judge-model`, ...) but builds its judges through the same `judge_options` and
+`build_or_exit`.
 """
 
 from __future__ import annotations

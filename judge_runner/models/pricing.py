@@ -87,7 +87,7 @@ def _warn_unpriced(model: str) -> None:
             return
         _warned.add(model)
     log.warning("model has no price; its cost is counted as 0", model=model,
-                hint=f"add it to a price file given by --prices or {PRICES_ENV}")
+                hint=f"add it to a price file named by {PRICES_ENV}")
 
 
 def _parse(text: str, source: str, is_json: bool) -> PriceTable:

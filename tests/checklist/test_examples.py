@@ -159,7 +159,7 @@ def test_bundled_examples_end_to_end(fake_api: FakeMessagesServer,
     assert battery.items[3].check is not None and battery.items[3].check.model_dump()[
         "columns"] == ["hour", "charge_mw", "discharge_mw", "soc_mwh"]
 
-    # must-show 4: synthesizer requests carry instruction and verifier only
+    # isolation: synthesizer requests carry instruction and verifier only
     synth_text = "\n".join(sent_text(r) for r in synth_requests)
     forbidden = [*run_texts(dataset, tasks), SOLUTION_MARKER]
     forbidden += (dataset / "labels.jsonl").read_text().splitlines()
@@ -186,7 +186,7 @@ def test_bundled_examples_end_to_end(fake_api: FakeMessagesServer,
            "--workers", "4")
     judge_requests = fake_api.requests[4:]
     assert len(judge_requests) == 12
-    # control for the must-show 4 scan above: the same scan finds every run line in the judge
+    # control for the isolation scan above: the same scan finds every run line in the judge
     # requests, where run text belongs
     judge_sent = "\n".join(sent_text(r) for r in judge_requests)
     assert [t for t in run_texts(dataset, tasks) if t not in judge_sent] == []

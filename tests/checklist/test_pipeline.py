@@ -120,7 +120,7 @@ def test_end_to_end_through_sdk(fake_api: FakeMessagesServer, setup: tuple[Path,
     assert [i.id for i in checklist.items] == ["C01", "C02", "C03", "C04", "C05"]
     assert checklist.provenance.model == "m-syn"
 
-    # must-show 4: nothing from runs, outcomes or solutions in any synthesizer request
+    # isolation: nothing from runs, outcomes or solutions in any synthesizer request
     synth_text = "\n".join(json.dumps(b) for b in synth_bodies)
     for forbidden in [*trace_texts(), EVIDENCE_MARKER, SOLUTION_MARKER, "reward", "a-without"]:
         assert forbidden not in synth_text, forbidden
