@@ -5,7 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from judge_runner.cases import Domain, Label
+from judge_runner.cases import Dataset, Domain, Label
+from judge_runner.evolve.evaluate import JudgeForSkill, SkillEvaluator
+from judge_runner.evolve.loop import Evolution
+from judge_runner.evolve.optimizer import ModelOptimizer
+from judge_runner.evolve.state import EvolveConfig
+from judge_runner.models import RetryPolicy, make_client
 from tests.runs.casebuild import Spec, write_dataset
 
 SKILL_MD = """---
@@ -74,3 +79,23 @@ def write_skill(skills_root: Path, extra: str = "") -> Path:
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text(SKILL_MD + extra, encoding="utf-8")
     return skill
+
+
+def model_evolution(
+    config: EvolveConfig, run_dir: Path, make_judge: JudgeForSkill, base_url: str
+) -> Evolution:
+    """An evolution whose optimizer is a model reached through the real SDK at `base_url`."""
+    client = make_client(
+        base_url=base_url, retry=RetryPolicy(max_attempts=2, initial_wait_s=0.01, jitter_s=0)
+    )
+    ds = Dataset(Path(config.dataset))
+    return Evolution(
+        config=config,
+        run_dir=run_dir,
+        dataset=ds,
+        evaluator=SkillEvaluator(ds, make_judge, run_dir, concurrency=config.concurrency),
+        optimizer=ModelOptimizer(
+            client, "fake-optimizer", run_dir / "optimizer" / "transcript.jsonl"
+        ),
+        skills_root=Path(config.skill).parent,
+    )

@@ -8,15 +8,10 @@ import json
 import re
 from pathlib import Path
 
-from judge_runner.cases import Dataset
-from judge_runner.evolve.evaluate import SkillEvaluator
-from judge_runner.evolve.loop import Evolution
-from judge_runner.evolve.optimizer import ModelOptimizer
 from judge_runner.evolve.state import CandidateStatus, EvolveConfig
 from judge_runner.judges import Judge
 from judge_runner.judges.registry import JudgeOptions, build_judge
-from judge_runner.models import RetryPolicy, make_client
-from tests.evolve.pool import build_pool, write_skill
+from tests.evolve.pool import build_pool, model_evolution, write_skill
 from tests.evolve.test_loop import rewriting_optimizer
 from tests.fakeapi.server import FakeMessagesServer, ReceivedRequest, Reply, reply, tool_use
 
@@ -97,7 +92,6 @@ def test_agent_judge_evolution_keeps_evidence_offline(
     dataset_dir, dev, gate = build_pool(tmp_path, n_tasks=2, per_task=8, gate_fail=4, gate_pass=2)
     skill = write_skill(tmp_path / "judgeskills")
     run_dir = tmp_path / "evolve"
-    ds = Dataset(dataset_dir)
 
     def make_judge(skill_dir: Path) -> Judge:
         return build_judge(
@@ -123,20 +117,7 @@ def test_agent_judge_evolution_keeps_evidence_offline(
         seed=5,
         concurrency=2,
     )
-    client = make_client(
-        base_url=fake_api.base_url,
-        retry=RetryPolicy(max_attempts=2, initial_wait_s=0.01, jitter_s=0),
-    )
-    state = Evolution(
-        config=config,
-        run_dir=run_dir,
-        dataset=ds,
-        evaluator=SkillEvaluator(ds, make_judge, run_dir, concurrency=2),
-        optimizer=ModelOptimizer(
-            client, "fake-optimizer", run_dir / "optimizer" / "transcript.jsonl"
-        ),
-        skills_root=skill.parent,
-    ).run()
+    state = model_evolution(config, run_dir, make_judge, fake_api.base_url).run()
 
     assert [c.status for c in state.candidates] == [CandidateStatus.PROMOTED]
     assert state.initial_gate is not None and state.incumbent_gate is not None

@@ -10,16 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases import Dataset
-from judge_runner.evolve.evaluate import SkillEvaluator
 from judge_runner.evolve.loop import Evolution
 from judge_runner.evolve.optimizer import ModelOptimizer, ProposalRequest
 from judge_runner.evolve.state import CandidateStatus, EvolveConfig, EvolveState, Strategy
-from judge_runner.judges import Judge
 from judge_runner.models.anthropic_client import AnthropicClient
-from judge_runner.models.retry import RetryPolicy
 from judge_runner.skills.lineage import load_lineage
-from tests.evolve.pool import build_pool, write_skill
+from tests.evolve.pool import build_pool, model_evolution, write_skill
 from tests.evolve.skill_judge import SkillJudge
 from tests.fakeapi.server import FakeMessagesServer, ReceivedRequest, Reply, reply, tool_use
 
@@ -55,25 +51,7 @@ def make_evolution(tmp: Path, server: FakeMessagesServer, rounds: int = 2) -> Ev
         seed=7,
         concurrency=2,
     )
-    run_dir = tmp / "evolve"
-
-    def make_judge(skill_dir: Path) -> Judge:
-        return SkillJudge(skill_dir)
-
-    client = AnthropicClient(
-        base_url=server.base_url, retry=RetryPolicy(max_attempts=2, initial_wait_s=0.01, jitter_s=0)
-    )
-    ds = Dataset(dataset_dir)
-    return Evolution(
-        config=config,
-        run_dir=run_dir,
-        dataset=ds,
-        evaluator=SkillEvaluator(ds, make_judge, run_dir, concurrency=2),
-        optimizer=ModelOptimizer(
-            client, "fake-optimizer", run_dir / "optimizer" / "transcript.jsonl"
-        ),
-        skills_root=skill.parent,
-    )
+    return model_evolution(config, tmp / "evolve", SkillJudge, server.base_url)
 
 
 def test_good_rewrite_is_promoted_and_harmful_one_rejected(
