@@ -13,11 +13,11 @@ import sqlite3
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
-from typing import Any, Self
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from judge_runner.closing import ClosedOnExit
 from judge_runner.judges.base import Decision, Verdict
 from judge_runner.text import sha256_text
 
@@ -61,7 +61,7 @@ class ConfigMismatchError(RuntimeError):
     """The run directory already holds verdicts of a different judge configuration."""
 
 
-class RunStore:
+class RunStore(ClosedOnExit):
     """Thread-safe access to `<run_dir>/run.sqlite`. Use as a context manager."""
 
     def __init__(self, path: Path) -> None:
@@ -76,17 +76,6 @@ class RunStore:
     @classmethod
     def open(cls, run_dir: Path) -> RunStore:
         return cls(run_dir / STORE_FILE)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         with self._lock:

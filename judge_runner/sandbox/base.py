@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from types import TracebackType
 from typing import Protocol, Self
 
 from pydantic import BaseModel, ConfigDict
+
+from judge_runner.closing import ClosedOnExit
+
+__all__ = ["CASE_MOUNT", "SCRATCH_DIR", "ClosedOnExit", "ExecResult", "Sandbox", "SandboxError"]
 
 CASE_MOUNT = "/case"
 SCRATCH_DIR = "/scratch"
@@ -47,22 +50,3 @@ class Sandbox(Protocol):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None: ...
-
-
-class ClosedOnExit(ABC):
-    """Base of the sandbox implementations: a `with` block calls `close()` on the way out,
-    whatever the exception (Ctrl-C included)."""
-
-    @abstractmethod
-    def close(self) -> None: ...
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
