@@ -58,7 +58,7 @@ def judge_image(docker_engine: None) -> str:
 def harbor_cli(judge_image: str) -> Path:
     """Harbor's CLI, with the Compose v2 plugin it shells out to."""
     require(importlib.util.find_spec("harbor") is not None,
-            "harbor not installed: JR_EXTRAS=dev,harbor ./scripts/setup-venv")
+            "harbor not installed: ./scripts/setup-venv dev")
     compose = subprocess.run(["docker", "compose", "version"], capture_output=True, text=True)
     require(compose.returncode == 0 and "v2." in compose.stdout,
             "docker compose v2 missing: scripts/ci-docker installs it")

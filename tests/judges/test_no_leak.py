@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import httpx
+import httpx2
 
 from judge_runner.cases import Dataset
 from tests.fakeapi import ALL_REQUESTS, FakeMessagesServer
@@ -32,7 +32,7 @@ def test_examples_register_their_secrets(examples: Dataset) -> None:
 def test_detector_finds_a_planted_leak(fake_api: FakeMessagesServer, tmp_path: Path) -> None:
     planted = "PLANTED-SECRET-7f3a9 verifier says FAILED"
     body = {"tools": [{"name": "submit_verdict"}], "messages": [{"content": planted}]}
-    httpx.post(f"{fake_api.base_url}/v1/other", json=body, timeout=5)
+    httpx2.post(f"{fake_api.base_url}/v1/other", json=body, timeout=5)
     assert leaked([planted], list(fake_api.requests)) == [(planted, "/v1/other")]
     assert leaked([planted]) == [(planted, "/v1/other")]  # seen by the suite-wide scan too
     ALL_REQUESTS[:] = [r for r in ALL_REQUESTS if planted not in r.text]  # not a real leak
