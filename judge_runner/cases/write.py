@@ -59,8 +59,10 @@ def trajectory_json(trajectory: Trajectory) -> str:
 
 
 def label_line(record: LabelRecord) -> str:
-    """One labels.jsonl line (keys sorted, newline included)."""
-    return json.dumps(record.model_dump(mode="json"), ensure_ascii=False, sort_keys=True) + "\n"
+    """One labels.jsonl line (keys sorted, newline included). Strict JSON: a NaN or infinite
+    reward raises ValueError rather than writing `NaN`, which no JSON reader accepts."""
+    return json.dumps(record.model_dump(mode="json"), ensure_ascii=False, sort_keys=True,
+                      allow_nan=False) + "\n"
 
 
 def package_texts(meta: CaseMeta, instruction: str, trajectory_text: str) -> dict[str, str]:
