@@ -68,6 +68,10 @@ def parse_lines(lines: Iterable[str]) -> RawRun:
             run.warnings.append(
                 f"line {lineno}: truncated or malformed JSON event skipped ({exc.msg})")
             continue
+        except RecursionError:  # hostile input: nesting deeper than the parser's stack
+            run.warnings.append(
+                f"line {lineno}: truncated or malformed JSON event skipped (nested too deeply)")
+            continue
         if not isinstance(event, dict) or event.get("type") not in _KNOWN_TYPES:
             run.warnings.append(f"line {lineno}: unrecognized event skipped")
             continue
