@@ -47,6 +47,7 @@ from judge_runner.cases.models import (
     Label,
     LabelRecord,
     Source,
+    Trajectory,
 )
 from judge_runner.cases.write import (
     artifact_record,
@@ -197,14 +198,14 @@ def _import_one(trial: FoundTrial, tree: SafeTree, options: ImportOptions, domai
             entry.reason = f"duplicate: another trial already produced case {case_id}"
             return entry
         label = _label(result, options)
-        run = _parse_transcript(trial.path, options)
-        entry.warnings.extend(run.warnings)
+        # The raw run lives only inside _digest: it is freed before the case is rendered.
+        digest = _digest(_parse_transcript(trial.path, options), case_id, result, options, entry)
         task = find_task(result.task, options.task_dirs)
         domain = domains.domain_for(task.name, task.category)
         if domain is None:
             unmapped.add(task.category or f"(no category: {task.name})")
             entry.warnings.append(f"unmapped category {task.category!r}: case has no domain")
-        _write_case(trial, result, run, task, case_id, tree, options, entry, domain)
+        _write_case(trial, result, digest, task, case_id, tree, options, entry, domain)
         if label is not None:
             labels[case_id] = LabelRecord(case_id=case_id, label=label, reward=result.reward or 0.0)
             entry.label = label
@@ -289,25 +290,45 @@ def _find_nul(handle: BinaryIO, offset: int, size: int) -> int | None:
     return None
 
 
-def _write_case(trial: FoundTrial, result: TrialResult, run: RawRun, task: TaskInfo, case_id: str,
-                tree: SafeTree, options: ImportOptions, entry: TrialReport,
+@dataclass(frozen=True)
+class _Digest:
+    """What a case needs from a raw run: everything but the full-length raw steps."""
+
+    trajectory: Trajectory
+    files: list[FileState]
+    skills: list[str]
+    agent: str | None
+    model: str | None
+    source_format: str
+    raw_chars: int
+
+
+def _digest(run: RawRun, case_id: str, result: TrialResult, options: ImportOptions,
+            entry: TrialReport) -> _Digest:
+    entry.warnings.extend(run.warnings)
+    return _Digest(trajectory=normalize(run, case_id, options.normalize,
+                                        exception=result.exception),
+                   files=reconstruct(run), skills=_skills(run), agent=run.agent, model=run.model,
+                   source_format=run.source_format, raw_chars=run.raw_chars)
+
+
+def _write_case(trial: FoundTrial, result: TrialResult, digest: _Digest, task: TaskInfo,
+                case_id: str, tree: SafeTree, options: ImportOptions, entry: TrialReport,
                 domain: Domain | None) -> None:
     stage = f"{STAGING_DIR}/{case_id}"
-    trajectory = normalize(run, case_id, options.normalize, exception=result.exception)
-    trajectory_text = trajectory_json(trajectory)
-    skills = _skills(run)
-    copied_skills = _copy_skills(skills, task, tree, f"{stage}/case/skills", entry)
+    trajectory_text = trajectory_json(digest.trajectory)
+    copied_skills = _copy_skills(digest.skills, task, tree, f"{stage}/case/skills", entry)
     artifacts = _copy_artifacts(trial.path, tree, f"{stage}/case/artifacts", options, entry)
-    artifacts += _store_reconstructed(reconstruct(run), artifacts, tree, f"{stage}/case/artifacts",
+    artifacts += _store_reconstructed(digest.files, artifacts, tree, f"{stage}/case/artifacts",
                                       options)
     meta = CaseMeta.model_validate({
         "id": case_id, "task": result.task, "domain": domain, "category": task.category,
         "source": Source(trial_path=trial.display, trial_name=result.trial_name,
-                         agent=run.agent or result.agent, model=result.model or run.model,
-                         transcript_format=run.source_format),
+                         agent=digest.agent or result.agent, model=result.model or digest.model,
+                         transcript_format=digest.source_format),
         "with_skills": bool(copied_skills), "skills": copied_skills,
         "artifacts": sorted(artifacts, key=lambda a: a.path),
-        "stats": case_stats(trajectory, trajectory_text, run.raw_chars)})
+        "stats": case_stats(digest.trajectory, trajectory_text, digest.raw_chars)})
     for name, text in package_texts(meta, task.instruction, trajectory_text).items():
         tree.write_text(f"{stage}/case/{name}", text)
     _copy_tree(trial.path / "verifier", tree, f"{stage}/evidence/verifier", entry,

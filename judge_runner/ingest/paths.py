@@ -56,18 +56,26 @@ class SafeTree:
         return target
 
     def write_bytes(self, rel: str, data: bytes) -> Path:
-        target = self.path(rel)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.parent.resolve().is_relative_to(self.root):
-            raise UnsafePathError(f"refusing path {rel!r}: resolves outside {self.root}")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
-        fd = os.open(target, flags, 0o644)
+        target, fd = self._create(rel)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         return target
 
     def write_text(self, rel: str, text: str) -> Path:
-        return self.write_bytes(rel, text.encode("utf-8"))
+        """Write `text` as UTF-8, encoded a chunk at a time (no second copy of a long text)."""
+        target, fd = self._create(rel)
+        with os.fdopen(fd, "wb") as handle:
+            for start in range(0, len(text), _CHUNK):
+                handle.write(text[start:start + _CHUNK].encode("utf-8"))
+        return target
+
+    def _create(self, rel: str) -> tuple[Path, int]:
+        target = self.path(rel)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.parent.resolve().is_relative_to(self.root):
+            raise UnsafePathError(f"refusing path {rel!r}: resolves outside {self.root}")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+        return target, os.open(target, flags, 0o644)
 
 
 class NotRegularFileError(Exception):
