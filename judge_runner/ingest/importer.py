@@ -65,6 +65,7 @@ from judge_runner.ingest.paths import (
     UnsafePathError,
     describe,
     open_regular,
+    plain_name,
     read_regular,
     walk_files,
 )
@@ -353,7 +354,7 @@ def _copy_skills(skills: list[str], task: TaskInfo, tree: SafeTree, dest: str,
     copied = []
     for name in skills:
         source = task.skills_root / name
-        if "/" in name or name in ("", ".", "..") or not source.is_dir() or source.is_symlink():
+        if not plain_name(name) or describe(source) != "directory":
             entry.warnings.append(f"skill {name!r} the agent had is not in {task.skills_root}")
             continue
         _copy_tree(source, tree, f"{dest}/{name}", entry, max_bytes=None)

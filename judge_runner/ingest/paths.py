@@ -78,6 +78,12 @@ class SafeTree:
         return target, os.open(target, flags, 0o644)
 
 
+def plain_name(name: str) -> bool:
+    """True for a single plain folder or file name: no separator, no ``..``, no NUL, not empty."""
+    return (bool(name) and name not in (".", "..") and "/" not in name and "\\" not in name
+            and "\0" not in name)
+
+
 class NotRegularFileError(Exception):
     """A path that is not a regular file (or is over a size limit); the message says what it is."""
 

@@ -20,10 +20,10 @@ import json
 import math
 import os
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
-from judge_runner.ingest.paths import NotRegularFileError, describe, read_regular
+from judge_runner.ingest.paths import NotRegularFileError, describe, plain_name, read_regular
 
 TRANSCRIPTS = ("agent/claude-code.txt", "agent/trajectory.json")
 RESULT_FILE = "result.json"
@@ -117,7 +117,7 @@ def read_result(trial: Path) -> TrialResult:
     task = data.get("task_name")
     if not isinstance(task, str) or not task:
         raise TrialError("result.json: 'task_name' is missing or empty")
-    if not _plain_name(task):
+    if not plain_name(task):
         raise TrialError(f"result.json: 'task_name' {task!r} is not a plain task folder name "
                          "(no '/', '\\', '..', NUL or absolute path); refusing to look it up")
     trial_name = data.get("trial_name")
@@ -136,12 +136,6 @@ def read_result(trial: Path) -> TrialResult:
         verifier_exception=None if from_agent or exc_info is None else
         (exc_info if isinstance(exc_info, dict) else {"exception_info": exc_info}),
     )
-
-
-def _plain_name(name: str) -> bool:
-    pure = PurePosixPath(name)
-    return (len(pure.parts) == 1 and not pure.is_absolute() and name not in (".", "..")
-            and "\\" not in name and "\0" not in name)
 
 
 def _reward(data: dict[str, Any]) -> float | None:
