@@ -18,19 +18,17 @@ from judge_runner.cases import Dataset, validate_dataset
 from judge_runner.ingest import ImportOptions, TrialStatus, import_trials
 from judge_runner.ingest.report import ImportReport, TrialReport
 from tests.ingest.helpers import (
+    good_run,
     init_event,
     make_task,
     make_trial,
     result,
     stream,
-    text,
     tool_result,
     tool_use,
 )
 
-GOOD = stream(init_event(["demo-skill"]),
-              tool_use("w", "Write", {"file_path": "/root/out.txt", "content": "42\n"}),
-              tool_result("w", "File created"), text("Wrote 42."), result("Wrote 42."))
+GOOD = good_run()
 JR = str(Path(sys.executable).parent / "judge-runner")
 
 

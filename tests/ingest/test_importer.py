@@ -12,6 +12,7 @@ import pytest
 from judge_runner.cases import Dataset, validate_dataset
 from judge_runner.ingest import ImportOptions, OutputDirError, TrialStatus, import_trials
 from tests.ingest.helpers import (
+    good_run,
     init_event,
     make_task,
     make_trial,
@@ -22,9 +23,7 @@ from tests.ingest.helpers import (
     tool_use,
 )
 
-GOOD = stream(init_event(["demo-skill"]),
-              tool_use("w", "Write", {"file_path": "/root/out.txt", "content": "42\n"}),
-              tool_result("w", "File created"), text("Wrote 42."), result("Wrote 42."))
+GOOD = good_run()
 
 
 def _snapshot(root: Path, skip: Path) -> dict[str, bytes]:
