@@ -146,7 +146,7 @@ class CaseMeta(_Frozen):
 class LabelRecord(_Frozen):
     case_id: str
     label: Label
-    reward: float
+    reward: float = Field(allow_inf_nan=False)  # a finite number: labels.jsonl is strict JSON
 
 
 def estimate_tokens(text: str) -> int:

@@ -3,13 +3,23 @@
 Every problem is an `Issue` naming the case (or dataset-level file) and the field. Validation
 never stops at the first problem and never raises for bad data; it raises only when the dataset
 folder itself does not exist.
+
+Label isolation is checked by what a file *is*, not by what it is called: a file inside a case
+folder is a leak when it is the same file (same device and inode: a hard link) as, or has the
+same bytes as, one of the dataset's secret files — `labels.jsonl`, `import_report.json` and the
+verifier evidence under `evidence/`. Names alone never refuse a case, so an agent's own
+`reward.txt` or an artifact folder called `evidence` is judged like any other file. Also
+refused: any symlink and anything that is neither a regular file nor a folder (a pipe, a
+device), which a judge's tools could block on.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+import os
+import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
@@ -26,9 +36,9 @@ from judge_runner.cases.models import (
 )
 from judge_runner.jsonl import numbered_lines
 
-# Files that carry a label or verifier evidence and so must never sit under cases/.
-LEAK_NAMES = frozenset({LABELS_FILE, "reward.txt", "reward.json", "ctrf.json", "test-stdout.txt",
-                        "import_report.json"})
+# Dataset files that carry labels; with every file under evidence/ they are the secret files.
+LABEL_FILES = (LABELS_FILE, "import_report.json")
+SMALL_SECRET_BYTES = 16
 OMITTED_MARKER = "characters omitted ...]"
 
 
@@ -67,17 +77,18 @@ def validate_dataset(root: Path, limits: ValidationLimits | None = None) -> list
     if not cases_dir.is_dir():
         return [Issue(CASES_DIR, "cases/", "folder missing")]
     ids = []
+    secrets = SecretFiles.of(root)
     for case_dir in sorted(p for p in cases_dir.iterdir()):
         if not case_dir.is_dir() or case_dir.is_symlink():
             issues.append(Issue(case_dir.name, "cases/", "not a case folder"))
             continue
         ids.append(case_dir.name)
-        issues.extend(_validate_case(case_dir, lim, root / EVIDENCE_DIR / case_dir.name))
+        issues.extend(_validate_case(case_dir, lim, secrets))
     issues.extend(_validate_labels(dataset, ids))
     return sorted(issues, key=lambda i: (i.case_id, i.field, i.message))
 
 
-def _validate_case(case_dir: Path, lim: ValidationLimits, evidence: Path) -> list[Issue]:
+def _validate_case(case_dir: Path, lim: ValidationLimits, secrets: SecretFiles) -> list[Issue]:
     cid = case_dir.name
     issues: list[Issue] = []
     meta = _load(case_dir / "case.json", CaseMeta, cid, issues)
@@ -85,7 +96,7 @@ def _validate_case(case_dir: Path, lim: ValidationLimits, evidence: Path) -> lis
     instruction = case_dir / "instruction.md"
     if not instruction.is_file() or not instruction.read_text(encoding="utf-8").strip():
         issues.append(Issue(cid, "instruction.md", "missing or empty"))
-    issues.extend(_leaks(case_dir, evidence))
+    issues.extend(_leaks(case_dir, secrets))
     if meta is not None:
         issues.extend(_check_meta(case_dir, meta))
     if traj is not None:
@@ -95,13 +106,15 @@ def _validate_case(case_dir: Path, lim: ValidationLimits, evidence: Path) -> lis
     return issues
 
 
-def package_problems(case: CasePackage, evidence: Path) -> list[Issue]:
-    """What makes a case package unsafe to judge: label or verifier files (or any link) inside
-    it, an unreadable case.json, an id that differs from the folder, an artifact stored outside
-    `artifacts/` (or missing). `evidence` is the case's verifier evidence folder, used to spot
-    copies of it. The runner refuses to judge a case with any of these; the remaining checks of
-    `validate_dataset` (stats, limits, unlisted files) are about quality, not safety."""
-    issues = _leaks(case.root, evidence)
+def package_problems(case: CasePackage, dataset_root: Path) -> list[Issue]:
+    """What makes a case package unsafe to judge: a copy or hard link of a label or verifier
+    file (or any link, pipe or device) inside it, an unreadable case.json, an id that differs
+    from the folder, an artifact stored outside `artifacts/` (or missing). The secret files
+    compared against are the labels and import report of `dataset_root` and the case's own
+    evidence (`validate_dataset` compares against all evidence of the dataset). The runner
+    refuses to judge a case with any of these; the remaining checks of `validate_dataset`
+    (stats, limits, unlisted files) are about quality, not safety."""
+    issues = _leaks(case.root, SecretFiles.of(dataset_root, case.root.name))
     meta = _load(case.root / "case.json", CaseMeta, case.root.name, issues)
     if meta is not None:
         issues.extend(_unsafe_meta(case.root, meta))
@@ -242,24 +255,94 @@ def _check_stats(cid: str, meta: CaseMeta, traj: Trajectory, case_dir: Path) -> 
     return issues
 
 
-def _leaks(case_dir: Path, evidence: Path) -> list[Issue]:
-    """Label or verifier evidence inside the judge-visible case folder."""
+@dataclass
+class SecretFiles:
+    """The files of a dataset a judge must never see, by inode and (hashed on demand) content.
+
+    Content is hashed only for a secret whose size equals that of a case file being checked,
+    so checking a case costs a stat per file in the common case. Empty files are matched by
+    inode only: every empty file has the same (empty) content. A secret shorter than
+    `SMALL_SECRET_BYTES` (a `reward.txt` holding ``1``) matches by content only under its own
+    file name: ``1`` in an agent's `answer.txt` says nothing, in a `reward.txt` it is the label.
+    """
+
+    root: Path
+    inodes: dict[tuple[int, int], str] = field(default_factory=dict)  # -> name below root
+    by_size: dict[int, list[Path]] = field(default_factory=dict)
+    _hashes: dict[int, dict[str, list[str]]] = field(default_factory=dict)  # size→digest→names
+
+    @classmethod
+    def of(cls, dataset_root: Path, case_id: str | None = None) -> SecretFiles:
+        """The label files of `dataset_root` and its evidence: all of it, or one case's."""
+        secrets = cls(dataset_root)
+        for name in LABEL_FILES:
+            secrets._add(dataset_root / name)
+        evidence = dataset_root / EVIDENCE_DIR
+        if case_id is not None:
+            evidence = evidence / case_id
+        if evidence.is_dir() and not evidence.is_symlink():
+            for path in sorted(evidence.rglob("*")):
+                secrets._add(path)
+        return secrets
+
+    def _add(self, path: Path) -> None:
+        try:
+            info = path.lstat()
+        except OSError:
+            return
+        if not stat.S_ISREG(info.st_mode):
+            return
+        self.inodes[(info.st_dev, info.st_ino)] = self._name(path)
+        if info.st_size > 0:
+            self.by_size.setdefault(info.st_size, []).append(path)
+
+    def _name(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix()
+
+    def match(self, path: Path, info: os.stat_result) -> str | None:
+        """Why the regular file `path` (lstat `info`) is a secret, or None when it is not."""
+        same = self.inodes.get((info.st_dev, info.st_ino))
+        if same is not None:
+            return f"the same file as {same} (a hard link)"
+        if info.st_size not in self.by_size:
+            return None
+        hashes = self._hashes.get(info.st_size)
+        if hashes is None:
+            hashes = {}
+            for secret in self.by_size[info.st_size]:
+                digest = _sha256(secret)
+                if digest is not None:
+                    hashes.setdefault(digest, []).append(self._name(secret))
+            self._hashes[info.st_size] = hashes
+        names = hashes.get(_sha256(path) or "", [])
+        if info.st_size < SMALL_SECRET_BYTES:
+            names = [n for n in names if n.rsplit("/", 1)[-1] == path.name]
+        return f"identical to {names[0]}" if names else None
+
+
+def _sha256(path: Path) -> str | None:
+    try:
+        with path.open("rb") as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except OSError:
+        return None
+
+
+def _leaks(case_dir: Path, secrets: SecretFiles) -> list[Issue]:
+    """Label or verifier evidence (or a link, pipe or device) inside the judge-visible case."""
     cid = case_dir.name
     issues = []
-    evidence_hashes = set()
-    if evidence.is_dir():
-        evidence_hashes = {hashlib.sha256(p.read_bytes()).hexdigest()
-                           for p in evidence.rglob("*") if p.is_file() and p.stat().st_size > 0}
     for path in sorted(case_dir.rglob("*")):
         rel = path.relative_to(case_dir).as_posix()
-        if path.is_symlink():
+        info = path.lstat()
+        if stat.S_ISLNK(info.st_mode):
             issues.append(Issue(cid, rel, "symlink inside a case folder"))
-            continue
-        if path.name in LEAK_NAMES or path.name == EVIDENCE_DIR:
-            issues.append(Issue(cid, rel, "label/verifier file inside cases/ (leak)"))
-        elif path.is_file() and evidence_hashes and \
-                hashlib.sha256(path.read_bytes()).hexdigest() in evidence_hashes:
-            issues.append(Issue(cid, rel, "identical to a verifier evidence file (leak)"))
+        elif stat.S_ISREG(info.st_mode):
+            why = secrets.match(path, info)
+            if why is not None:
+                issues.append(Issue(cid, rel, f"{why} (leak)"))
+        elif not stat.S_ISDIR(info.st_mode):
+            issues.append(Issue(cid, rel, "neither a file nor a folder inside a case folder"))
     return issues
 
 

@@ -50,17 +50,26 @@ def trajectory_json(trajectory: Trajectory) -> str:
     """trajectory.json text: one step per line, fields at their defaults left out (the schema
     restores them), so the file stays small, greppable and diffable."""
     head = trajectory.model_dump(mode="json", exclude={"steps"})
-    steps = [json.dumps(s.model_dump(mode="json", exclude_defaults=True), ensure_ascii=False)
-             for s in trajectory.steps]
     lines = [f" {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}," for k, v in head.items()]
-    body = ",\n  ".join(steps)
-    return "{\n" + "\n".join(lines) + f'\n "steps": [\n  {body}\n ]\n}}\n' if steps else \
-        "{\n" + "\n".join(lines) + '\n "steps": []\n}\n'
+    parts = ["{\n", "\n".join(lines)]
+    if not trajectory.steps:
+        parts.append('\n "steps": []\n}\n')
+    else:  # one join over all parts: a 40,000-step trajectory is copied once, not three times
+        parts.append('\n "steps": [\n  ')
+        for pos, step in enumerate(trajectory.steps):
+            if pos:
+                parts.append(",\n  ")
+            parts.append(json.dumps(step.model_dump(mode="json", exclude_defaults=True),
+                                    ensure_ascii=False))
+        parts.append("\n ]\n}\n")
+    return "".join(parts)
 
 
 def label_line(record: LabelRecord) -> str:
-    """One labels.jsonl line (keys sorted, newline included)."""
-    return json.dumps(record.model_dump(mode="json"), ensure_ascii=False, sort_keys=True) + "\n"
+    """One labels.jsonl line (keys sorted, newline included). Strict JSON: a NaN or infinite
+    reward raises ValueError rather than writing `NaN`, which no JSON reader accepts."""
+    return json.dumps(record.model_dump(mode="json"), ensure_ascii=False, sort_keys=True,
+                      allow_nan=False) + "\n"
 
 
 def package_texts(meta: CaseMeta, instruction: str, trajectory_text: str) -> dict[str, str]:

@@ -32,6 +32,8 @@ def parse(text: str) -> RawRun:
     except json.JSONDecodeError as exc:
         raise TranscriptError(f"trajectory.json is not valid JSON (line {exc.lineno}: {exc.msg})") \
             from exc
+    except RecursionError as exc:  # hostile input: nesting deeper than the parser's stack
+        raise TranscriptError("trajectory.json is not usable JSON (nested too deeply)") from exc
     if not isinstance(doc, dict) or not str(doc.get("schema_version", "")).startswith("ATIF"):
         raise TranscriptError("trajectory.json has no ATIF schema_version")
     steps = doc.get("steps")

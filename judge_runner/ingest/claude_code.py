@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from judge_runner.cases.models import TerminationStatus
@@ -31,36 +32,77 @@ FORMAT = "claude-code-stream-json"
 _SKILL_BODY_PREFIX = "Base directory for this skill:"
 _EXIT_CODE = re.compile(r"^(?:Error: )?Exit code (\d+)")
 _KNOWN_TYPES = frozenset({"system", "assistant", "user", "result"})
+_EDIT_TOOLS = frozenset({"Edit", "MultiEdit"})
+_NON_SPACE = re.compile(r"\S")
 
 
 def parse(text: str) -> RawRun:
-    """Parse a whole transcript. Raises `TranscriptError` when no line is a Claude Code event."""
-    run = RawRun(source_format=FORMAT, steps=[], skills=None, raw_chars=len(text))
+    """Parse a whole transcript held in memory (see `parse_lines`)."""
+    return parse_lines(_lines_with_ends(text))
+
+
+def parse_lines(lines: Iterable[str]) -> RawRun:
+    """Parse a transcript given line by line (each line with its newline, as a file yields it).
+
+    Lines are split on "\\n" only (a JSON string may hold U+2028 and friends raw). Only one line
+    and its parsed event are held at a time, so a transcript can be streamed from disk. Raises
+    `TranscriptError` when no line is a Claude Code event.
+    """
+    run = RawRun(source_format=FORMAT, steps=[], skills=None)
     parser = _Parser(run)
     recognized = 0
-    for lineno, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if not stripped:
+    raw_chars = 0
+    for lineno, line in enumerate(lines, start=1):
+        raw_chars += len(line)
+        first = _NON_SPACE.search(line)
+        if first is None:
             continue
-        if not stripped.startswith("{"):
+        if line[first.start()] != "{":
             # Harness output mixed into the stream (e.g. a shell pre-flight warning).
-            run.steps.append(RawStep(RawKind.NOTICE, text=f"non-JSON transcript line: {stripped}"))
+            run.steps.append(RawStep(RawKind.NOTICE,
+                                     text=f"non-JSON transcript line: {line.strip()}"))
             continue
         try:
-            event = json.loads(stripped)
+            event = _loads(line)
         except json.JSONDecodeError as exc:
             run.warnings.append(
                 f"line {lineno}: truncated or malformed JSON event skipped ({exc.msg})")
+            continue
+        except RecursionError:  # hostile input: nesting deeper than the parser's stack
+            run.warnings.append(
+                f"line {lineno}: truncated or malformed JSON event skipped (nested too deeply)")
             continue
         if not isinstance(event, dict) or event.get("type") not in _KNOWN_TYPES:
             run.warnings.append(f"line {lineno}: unrecognized event skipped")
             continue
         recognized += 1
         parser.feed(event)
+    run.raw_chars = raw_chars
     if recognized == 0:
         raise TranscriptError("no Claude Code stream-json event found (expected JSON lines with "
                               "type system/assistant/user/result)")
     return run
+
+
+def _loads(line: str) -> Any:
+    """One event; the line is parsed as it is (no stripped copy of a long line), and stripped
+    only when whitespace JSON does not allow surrounds it."""
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        stripped = line.strip()
+        if len(stripped) + 1 >= len(line):
+            raise
+        return json.loads(stripped)
+
+
+def _lines_with_ends(text: str) -> Iterator[str]:
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end + 1
+        yield text[start:end]
+        start = end
 
 
 class _Parser:
@@ -141,8 +183,11 @@ class _Parser:
         step.output = output
         step.is_error = is_error
         step.has_result = True
-        step.structured_result = structured
         step.exit_code = _exit_code(step, output, structured)
+        if step.tool in _EDIT_TOOLS:
+            # Only edits need the harness's copy (the file's text before the run); for any other
+            # tool it duplicates the output, and a run's outputs can be hundreds of megabytes.
+            step.structured_result = structured
 
     def _user_text(self, text: str) -> None:
         if text.startswith(_SKILL_BODY_PREFIX):

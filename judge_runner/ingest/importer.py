@@ -6,23 +6,37 @@ find the task folder, normalize, rebuild artifacts, and write::
 
     cases/<case_id>/{case.json, instruction.md, trajectory.json, skills/, artifacts/}
     evidence/<case_id>/verifier/...      (outside cases/: never shown to a judge)
+    evidence/<case_id>/exception_info.json   (a verifier-side exception, when Harbor recorded one)
     labels.jsonl                         (outside cases/)
     import_report.json
 
 A trial that cannot be imported is recorded as failed with its reason and the batch goes on.
-Each case is written to a staging folder and moved into place only when complete. Every write
-goes through `SafeTree`, so nothing lands outside ``--out``. Output is deterministic: same trials
-and options give byte-identical files (no timestamps, sorted listings).
+Only regular files are read from a trial: a pipe, a device, a socket or a symlink is skipped
+with a warning naming it (see `paths`). An artifact path that cannot be stored (a NUL byte, a
+name over the file system's limit, a file where another artifact needs a folder) becomes an
+`unknown` artifact with a note instead of failing the trial. Each case is written to a staging
+folder and moved into place only when complete; the staging folder is removed on every exit
+path, an exception included. Every write goes through `SafeTree`, so nothing lands outside
+``--out``. Output is deterministic: same trials and options give byte-identical files (no
+timestamps, sorted listings).
+
+Claude Code transcripts are parsed as a stream, one line at a time, so memory stays near the
+size of the parsed run rather than a multiple of the file (ATIF files are one JSON document and
+are read whole; both are bounded by `ImportOptions.max_transcript_bytes`).
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
+import json
+import os
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 from judge_runner.cases.dataset import CASES_DIR, EVIDENCE_DIR, LABELS_FILE
 from judge_runner.cases.models import (
@@ -33,6 +47,7 @@ from judge_runner.cases.models import (
     Label,
     LabelRecord,
     Source,
+    Trajectory,
 )
 from judge_runner.cases.write import (
     artifact_record,
@@ -44,7 +59,16 @@ from judge_runner.cases.write import (
 from judge_runner.ingest import atif, claude_code
 from judge_runner.ingest.artifacts import FileState, reconstruct
 from judge_runner.ingest.normalize import NormalizeOptions, normalize
-from judge_runner.ingest.paths import SafeTree, UnsafePathError, walk_files
+from judge_runner.ingest.paths import (
+    NotRegularFileError,
+    SafeTree,
+    UnsafePathError,
+    describe,
+    open_regular,
+    plain_name,
+    read_regular,
+    walk_files,
+)
 from judge_runner.ingest.raw import RawKind, RawRun, TranscriptError
 from judge_runner.ingest.report import REPORT_FILE, ImportReport, TrialReport, TrialStatus
 from judge_runner.ingest.tasks import (
@@ -59,7 +83,13 @@ from judge_runner.log import get_logger
 log = get_logger(__name__)
 
 STAGING_DIR = ".staging"
+EXCEPTION_EVIDENCE = "exception_info.json"
 _SAFE_ID = re.compile(r"[^a-z0-9._-]+")
+# Errors of one artifact path that the file system refuses; the artifact becomes unknown.
+_PATH_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.EEXIST, errno.ENOTDIR, errno.EISDIR,
+                          errno.EINVAL, errno.EILSEQ})
+_NAME_MAX = 255  # bytes in one path component on the file systems we write to
+_PATH_MAX = 4000  # bytes of a stored artifact's path below artifacts/ (PATH_MAX is 4096)
 
 
 @dataclass(frozen=True)
@@ -113,13 +143,16 @@ def import_trials(roots: list[Path], out: Path, options: ImportOptions,
     entries: list[TrialReport] = []
     labels: dict[str, LabelRecord] = {}
     unmapped: set[str] = set()
-    for done, trial in enumerate(trials, start=1):
-        entry = _import_one(trial, tree, options, domains, labels, unmapped)
-        entries.append(entry)
-        log.debug("trial", path=entry.trial_path, status=entry.status.value, reason=entry.reason)
-        if progress is not None:
-            progress(done, len(trials))
-    shutil.rmtree(tree.root / STAGING_DIR, ignore_errors=True)
+    try:
+        for done, trial in enumerate(trials, start=1):
+            entry = _import_one(trial, tree, options, domains, labels, unmapped)
+            entries.append(entry)
+            log.debug("trial", path=entry.trial_path, status=entry.status.value,
+                      reason=entry.reason)
+            if progress is not None:
+                progress(done, len(trials))
+    finally:
+        shutil.rmtree(tree.root / STAGING_DIR, ignore_errors=True)
     lines = "".join(label_line(labels[k]) for k in sorted(labels))
     if lines or options.require_label:
         tree.write_text(LABELS_FILE, lines)
@@ -152,6 +185,10 @@ def _prepare_out(out: Path) -> None:
 def _import_one(trial: FoundTrial, tree: SafeTree, options: ImportOptions, domains: DomainMap,
                 labels: dict[str, LabelRecord], unmapped: set[str]) -> TrialReport:
     entry = TrialReport(trial_path=trial.display, status=TrialStatus.FAILED)
+    if trial.problem is not None:
+        entry.status = TrialStatus.SKIPPED
+        entry.reason = trial.problem
+        return entry
     try:
         result = read_result(trial.path)
         entry.task = result.task
@@ -162,23 +199,23 @@ def _import_one(trial: FoundTrial, tree: SafeTree, options: ImportOptions, domai
             entry.reason = f"duplicate: another trial already produced case {case_id}"
             return entry
         label = _label(result, options)
-        run = _parse_transcript(trial.path, options)
-        entry.warnings.extend(run.warnings)
+        # The raw run lives only inside _digest: it is freed before the case is rendered.
+        digest = _digest(_parse_transcript(trial.path, options), case_id, result, options, entry)
         task = find_task(result.task, options.task_dirs)
         domain = domains.domain_for(task.name, task.category)
         if domain is None:
             unmapped.add(task.category or f"(no category: {task.name})")
             entry.warnings.append(f"unmapped category {task.category!r}: case has no domain")
-        _write_case(trial, result, run, task, case_id, tree, options, entry, domain)
+        _write_case(trial, result, digest, task, case_id, tree, options, entry, domain)
         if label is not None:
             labels[case_id] = LabelRecord(case_id=case_id, label=label, reward=result.reward or 0.0)
             entry.label = label
         entry.status = TrialStatus.IMPORTED
     except (TrialError, TranscriptError, TaskError, UnsafePathError, _TrialFailure) as exc:
         entry.reason = str(exc)
-        shutil.rmtree(tree.root / STAGING_DIR, ignore_errors=True)
     except OSError as exc:
         entry.reason = f"I/O error: {exc}"
+    finally:
         shutil.rmtree(tree.root / STAGING_DIR, ignore_errors=True)
     return entry
 
@@ -193,56 +230,114 @@ def _label(result: TrialResult, options: ImportOptions) -> Label | None:
 
 
 def _parse_transcript(trial: Path, options: ImportOptions) -> RawRun:
-    for rel, parser in (("agent/claude-code.txt", claude_code.parse), ("agent/trajectory.json",
-                                                                        atif.parse)):
+    for rel, streamed in (("agent/claude-code.txt", True), ("agent/trajectory.json", False)):
         path = trial / rel
-        if path.is_symlink():
-            raise _TrialFailure(f"{rel} is a symlink; refusing to follow it")
-        if not path.is_file():
+        what = describe(path)
+        if what is None:
             continue
-        size = path.stat().st_size
-        if size > options.max_transcript_bytes:
-            raise _TrialFailure(f"{rel} is {size} bytes, over the {options.max_transcript_bytes} "
-                                "byte limit")
-        data = path.read_bytes()
-        nul = data.find(b"\x00")
-        if nul >= 0:
-            raise _TrialFailure(f"{rel} is binary (NUL byte at offset {nul}), not a transcript")
+        if what != "regular file":
+            raise _TrialFailure(f"{rel} is a {what}, not a regular file; refusing to read it")
         try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise _TrialFailure(f"{rel} is not UTF-8 text (invalid byte at offset {exc.start})") \
-                from exc
-        try:
-            return parser(text)
+            with open_regular(path) as (handle, size):
+                if size > options.max_transcript_bytes:
+                    raise _TrialFailure(f"{rel} is {size} bytes, over the "
+                                        f"{options.max_transcript_bytes} byte limit")
+                if streamed:
+                    return claude_code.parse_lines(_text_lines(handle, rel, size))
+                return atif.parse("".join(_text_lines(handle, rel, size)))
+        except NotRegularFileError as exc:
+            raise _TrialFailure(f"{rel}: {exc}; refusing to read it") from exc
         except TranscriptError as exc:
             raise TranscriptError(f"unknown transcript format in {rel}: {exc}") from exc
     raise _TrialFailure("no transcript: expected agent/claude-code.txt or agent/trajectory.json")
 
 
-def _write_case(trial: FoundTrial, result: TrialResult, run: RawRun, task: TaskInfo, case_id: str,
-                tree: SafeTree, options: ImportOptions, entry: TrialReport,
+def _text_lines(handle: BinaryIO, rel: str, size: int) -> Iterator[str]:
+    """The lines of a transcript as text, each with its newline, read at most `size` bytes.
+
+    _TrialFailure for a binary file (a NUL byte anywhere; reported in preference to a UTF-8
+    error, since it says more) or a byte sequence that is not UTF-8, with its offset."""
+    offset = 0
+    while offset < size:
+        raw = handle.readline(size - offset)
+        if not raw:
+            break
+        nul = raw.find(b"\x00")
+        if nul >= 0:
+            raise _TrialFailure(f"{rel} is binary (NUL byte at offset {offset + nul}), "
+                                "not a transcript")
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            later = _find_nul(handle, offset + len(raw), size)
+            if later is not None:
+                raise _TrialFailure(f"{rel} is binary (NUL byte at offset {later}), "
+                                    "not a transcript") from exc
+            raise _TrialFailure(f"{rel} is not UTF-8 text (invalid byte at offset "
+                                f"{offset + exc.start})") from exc
+        offset += len(raw)
+        yield line
+
+
+def _find_nul(handle: BinaryIO, offset: int, size: int) -> int | None:
+    while offset < size:
+        chunk = handle.read(min(1 << 20, size - offset))
+        if not chunk:
+            return None
+        nul = chunk.find(b"\x00")
+        if nul >= 0:
+            return offset + nul
+        offset += len(chunk)
+    return None
+
+
+@dataclass(frozen=True)
+class _Digest:
+    """What a case needs from a raw run: everything but the full-length raw steps."""
+
+    trajectory: Trajectory
+    files: list[FileState]
+    skills: list[str]
+    agent: str | None
+    model: str | None
+    source_format: str
+    raw_chars: int
+
+
+def _digest(run: RawRun, case_id: str, result: TrialResult, options: ImportOptions,
+            entry: TrialReport) -> _Digest:
+    entry.warnings.extend(run.warnings)
+    return _Digest(trajectory=normalize(run, case_id, options.normalize,
+                                        exception=result.exception),
+                   files=reconstruct(run), skills=_skills(run), agent=run.agent, model=run.model,
+                   source_format=run.source_format, raw_chars=run.raw_chars)
+
+
+def _write_case(trial: FoundTrial, result: TrialResult, digest: _Digest, task: TaskInfo,
+                case_id: str, tree: SafeTree, options: ImportOptions, entry: TrialReport,
                 domain: Domain | None) -> None:
     stage = f"{STAGING_DIR}/{case_id}"
-    trajectory = normalize(run, case_id, options.normalize, exception=result.exception)
-    trajectory_text = trajectory_json(trajectory)
-    skills = _skills(run)
-    copied_skills = _copy_skills(skills, task, tree, f"{stage}/case/skills", entry)
+    trajectory_text = trajectory_json(digest.trajectory)
+    copied_skills = _copy_skills(digest.skills, task, tree, f"{stage}/case/skills", entry)
     artifacts = _copy_artifacts(trial.path, tree, f"{stage}/case/artifacts", options, entry)
-    artifacts += _store_reconstructed(reconstruct(run), artifacts, tree, f"{stage}/case/artifacts",
+    artifacts += _store_reconstructed(digest.files, artifacts, tree, f"{stage}/case/artifacts",
                                       options)
     meta = CaseMeta.model_validate({
         "id": case_id, "task": result.task, "domain": domain, "category": task.category,
         "source": Source(trial_path=trial.display, trial_name=result.trial_name,
-                         agent=run.agent or result.agent, model=result.model or run.model,
-                         transcript_format=run.source_format),
+                         agent=digest.agent or result.agent, model=result.model or digest.model,
+                         transcript_format=digest.source_format),
         "with_skills": bool(copied_skills), "skills": copied_skills,
         "artifacts": sorted(artifacts, key=lambda a: a.path),
-        "stats": case_stats(trajectory, trajectory_text, run.raw_chars)})
+        "stats": case_stats(digest.trajectory, trajectory_text, digest.raw_chars)})
     for name, text in package_texts(meta, task.instruction, trajectory_text).items():
         tree.write_text(f"{stage}/case/{name}", text)
     _copy_tree(trial.path / "verifier", tree, f"{stage}/evidence/verifier", entry,
                options.max_artifact_bytes)
+    if result.verifier_exception is not None:
+        tree.write_text(f"{stage}/evidence/{EXCEPTION_EVIDENCE}",
+                        json.dumps(result.verifier_exception, ensure_ascii=False, indent=1,
+                                   sort_keys=True, default=str) + "\n")
     _commit(tree, stage, case_id)
 
 
@@ -259,7 +354,7 @@ def _copy_skills(skills: list[str], task: TaskInfo, tree: SafeTree, dest: str,
     copied = []
     for name in skills:
         source = task.skills_root / name
-        if "/" in name or name in ("", ".", "..") or not source.is_dir() or source.is_symlink():
+        if not plain_name(name) or describe(source) != "directory":
             entry.warnings.append(f"skill {name!r} the agent had is not in {task.skills_root}")
             continue
         _copy_tree(source, tree, f"{dest}/{name}", entry, max_bytes=None)
@@ -269,20 +364,69 @@ def _copy_skills(skills: list[str], task: TaskInfo, tree: SafeTree, dest: str,
 
 def _copy_tree(source: Path, tree: SafeTree, dest: str, entry: TrialReport,
                max_bytes: int | None) -> list[tuple[str, bytes]]:
+    """Copy the regular files under `source`; anything else is skipped with a warning."""
     copied: list[tuple[str, bytes]] = []
-    if not source.is_dir() or source.is_symlink():
+    stored: set[str] = set()
+    if describe(source) != "directory":
         return copied
-    for rel, path in walk_files(source):
-        if path is None:
-            entry.warnings.append(f"{source.name}/{rel}: symlink not followed, not copied")
+    for item in walk_files(source):
+        where = f"{source.name}/{item.rel}"
+        if item.path is None:
+            entry.warnings.append(f"{where}: {item.skipped}, skipped (only regular files are "
+                                  "read; symlinks are not followed)")
             continue
-        if max_bytes is not None and path.stat().st_size > max_bytes:
-            entry.warnings.append(f"{source.name}/{rel}: over {max_bytes} bytes, not copied")
+        try:
+            data = read_regular(item.path, max_bytes)
+        except NotRegularFileError as exc:
+            entry.warnings.append(f"{where}: {exc}, not copied")
             continue
-        data = path.read_bytes()
-        tree.write_bytes(f"{dest}/{rel}", data)
-        copied.append((rel, data))
+        problem = _store(tree, dest, item.rel, data, stored)
+        if problem is not None:
+            entry.warnings.append(f"{where}: {problem}, not copied")
+            continue
+        stored.add(item.rel)
+        copied.append((item.rel, data))
     return copied
+
+
+def _store(tree: SafeTree, dest: str, rel: str, data: bytes, taken: set[str]) -> str | None:
+    """Write `data` at `dest/rel`; None when written, else why this one path cannot be stored.
+
+    `taken` holds the paths already stored below `dest`: a path that needs one of them to be a
+    folder, or that is a folder of one of them, is refused before anything is written. Errors
+    of the disk itself (full, read-only) are not caught: they end the trial.
+    """
+    problem = _path_problem(rel, taken)
+    if problem is not None:
+        return problem
+    try:
+        tree.write_bytes(f"{dest}/{rel}", data)
+    except UnsafePathError as exc:
+        return str(exc)
+    except OSError as exc:
+        if exc.errno not in _PATH_ERRNOS:
+            raise
+        return f"path cannot be stored ({exc.strerror})"
+    return None
+
+
+def _path_problem(rel: str, taken: set[str]) -> str | None:
+    if "\0" in rel:
+        return "path contains a NUL byte"
+    parts = PurePosixPath(rel).parts
+    if any(len(os.fsencode(part)) > _NAME_MAX for part in parts):
+        return f"a path component is over {_NAME_MAX} bytes"
+    if len(os.fsencode(rel)) > _PATH_MAX:
+        return f"path is over {_PATH_MAX} bytes"
+    for depth in range(1, len(parts)):
+        parent = "/".join(parts[:depth])
+        if parent in taken:
+            return f"{parent!r} is stored as a file, so it cannot also be a folder"
+    prefix = rel + "/"
+    clash = next((t for t in sorted(taken) if t.startswith(prefix)), None)
+    if clash is not None:
+        return f"it is a folder of the stored artifact {clash!r}, so it cannot be a file"
+    return None
 
 
 def _copy_artifacts(trial: Path, tree: SafeTree, dest: str, options: ImportOptions,
@@ -293,7 +437,7 @@ def _copy_artifacts(trial: Path, tree: SafeTree, dest: str, options: ImportOptio
 
 def _store_reconstructed(files: list[FileState], copied: list[ArtifactRecord], tree: SafeTree,
                          dest: str, options: ImportOptions) -> list[ArtifactRecord]:
-    taken = {a.stored_as for a in copied}
+    taken = {a.stored_as for a in copied if a.stored_as is not None}
     records = []
     for state in files:
         rel = state.path.lstrip("/")
@@ -307,8 +451,13 @@ def _store_reconstructed(files: list[FileState], copied: list[ArtifactRecord], t
                          "not stored")
             data = None
         if data is not None:
-            tree.write_bytes(f"{dest}/{rel}", data)
-            stored_as = rel
+            problem = _store(tree, dest, rel, data, taken)
+            if problem is None:
+                stored_as = rel
+                taken.add(rel)
+            else:
+                notes.append(f"content known but not stored: {problem}")
+                data = None
         records.append(artifact_record(
             state.path, stored_as, data,
             ArtifactProvenance.RECONSTRUCTED if data is not None else ArtifactProvenance.UNKNOWN,

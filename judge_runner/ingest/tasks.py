@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 
 from judge_runner.cases.models import Domain
+from judge_runner.ingest.paths import plain_name
 
 # Shipped as package data so an installed wheel finds it; read through importlib.resources.
 BUNDLED_DOMAINS = "domains.toml"
@@ -86,7 +87,10 @@ def _table(data: dict[str, object], name: str, source: str, lower: bool) -> dict
 
 
 def find_task(task: str, task_dirs: list[Path]) -> TaskInfo:
-    """Locate `<dir>/<task>/instruction.md` in the first task dir holding it."""
+    """Locate `<dir>/<task>/instruction.md` in the first task dir holding it. A `task` that is
+    not a plain folder name is refused (TaskError): it could name a folder outside them."""
+    if not plain_name(task):
+        raise TaskError(f"task name {task!r} is not a plain folder name; refusing to look it up")
     for base in task_dirs:
         root = base / task
         if (root / "instruction.md").is_file():

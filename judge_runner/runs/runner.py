@@ -197,7 +197,7 @@ def judge_one(judge: Judge, case: CasePackage, out_dir: Path) -> Verdict:
         write_products(out_dir, None, [], verdict)
         return verdict
 
-    problems = package_problems(case, Dataset(case.root.parent.parent).evidence_dir(case_id))
+    problems = package_problems(case, case.root.parent.parent)
     if problems:
         return error("invalid case package, not judged: " + "; ".join(map(str, problems)))
     try:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from judge_runner.cases import ValidationLimits, validate_dataset
+from judge_runner.cases import CasePackage, ValidationLimits, validate_dataset
 from judge_runner.cases.validate import package_problems
 from judge_runner.ingest import ImportOptions, import_trials
 from tests.conftest import EXAMPLES
@@ -48,14 +49,56 @@ def test_missing_label_line_is_reported(dataset: Path) -> None:
     assert (dropped, "labels.jsonl") in _fields(dataset)
 
 
+def _leaks(dataset: Path) -> set[tuple[str, str]]:
+    return {(i.field, i.message) for i in validate_dataset(dataset) if "(leak)" in i.message
+            or "inside a case folder" in i.message}
+
+
 def test_leaked_verifier_output_is_reported(dataset: Path) -> None:
     case = _first_case(dataset)
     evidence = dataset / "evidence" / case.name / "verifier" / "test-stdout.txt"
     (case / "artifacts" / "notes.log").write_bytes(evidence.read_bytes())
-    (case / "ctrf.json").write_text("{}")
-    issues = {(i.field, i.message) for i in validate_dataset(dataset)}
-    assert ("ctrf.json", "label/verifier file inside cases/ (leak)") in issues
-    assert ("artifacts/notes.log", "identical to a verifier evidence file (leak)") in issues
+    assert _leaks(dataset) == {("artifacts/notes.log", f"identical to evidence/{case.name}/"
+                                                       "verifier/test-stdout.txt (leak)")}
+
+
+def test_renamed_copies_and_hard_links_of_labels_are_leaks(dataset: Path) -> None:
+    """Whatever it is called, a copy or a hard link of a label or evidence file is refused."""
+    case = _first_case(dataset)
+    other = sorted((dataset / "cases").iterdir())[1].name
+    os.link(dataset / "labels.jsonl", case / "artifacts" / "table.csv")
+    (case / "skills" / "notes.txt").write_bytes((dataset / "labels.jsonl").read_bytes())
+    os.link(dataset / "evidence" / other / "verifier" / "test-stdout.txt", case / "log.txt")
+    os.mkfifo(case / "artifacts" / "pipe")
+    (dataset / "evidence" / case.name / "verifier" / "reward.txt").write_text("1")
+    (case / "artifacts" / "old").mkdir()
+    (case / "artifacts" / "old" / "reward.txt").write_text("1")  # tiny: name and bytes match
+    assert _leaks(dataset) == {
+        ("artifacts/old/reward.txt", f"identical to evidence/{case.name}/verifier/reward.txt "
+                                     "(leak)"),
+        ("artifacts/table.csv", "the same file as labels.jsonl (a hard link) (leak)"),
+        ("skills/notes.txt", "identical to labels.jsonl (leak)"),
+        ("log.txt", f"the same file as evidence/{other}/verifier/test-stdout.txt (a hard "
+                    "link) (leak)"),
+        ("artifacts/pipe", "neither a file nor a folder inside a case folder")}
+    # The runner's check (the case's own evidence, the labels) refuses the labels copies too.
+    fields = {p.field for p in package_problems(CasePackage(case), dataset)}
+    assert {"artifacts/table.csv", "skills/notes.txt", "artifacts/pipe"} <= fields
+
+
+def test_honest_files_with_label_like_names_are_not_leaks(dataset: Path) -> None:
+    """An agent may write reward.txt, labels.jsonl, ctrf.json or a folder called evidence."""
+    case = _first_case(dataset)
+    art = case / "artifacts"
+    (art / "evidence").mkdir()
+    (art / "evidence" / "photo-log.txt").write_text("exhibit A: the router config\n")
+    (art / "reward.txt").write_text("reward model notes: prefer short answers\n")
+    (art / "labels.jsonl").write_text('{"label": "cat", "image": "1.png"}\n')
+    (art / "ctrf.json").write_text('{"results": {"tool": "my own test run"}}\n')
+    (dataset / "evidence" / case.name / "verifier" / "reward.txt").write_text("1")
+    (art / "answer.txt").write_text("1")  # the bytes of the tiny reward.txt, another name
+    assert _leaks(dataset) == set()
+    assert package_problems(CasePackage(case), dataset) == []
 
 
 def test_non_contiguous_indices_and_bad_stats(dataset: Path) -> None:
@@ -96,9 +139,9 @@ def test_missing_dataset_raises(tmp_path: Path) -> None:
 
 def test_package_problems_flag_an_artifact_reaching_the_labels(tmp_path: Path) -> None:
     ds = casekit.build_dataset(tmp_path / "ds", {"c-fail": 41, "c-pass": 42})
-    assert package_problems(ds.case("c-pass"), ds.evidence_dir("c-pass")) == []
+    assert package_problems(ds.case("c-pass"), ds.root) == []
     casekit.point_artifact_at(ds.case("c-fail").root, "../../../labels.jsonl")
-    problems = package_problems(ds.case("c-fail"), ds.evidence_dir("c-fail"))
+    problems = package_problems(ds.case("c-fail"), ds.root)
     assert [(p.field, p.message) for p in problems] == [
         ("case.json:artifacts.0", "stored_as '../../../labels.jsonl' is not a file inside "
                                   "artifacts/")]

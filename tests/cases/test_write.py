@@ -24,7 +24,7 @@ from judge_runner.cases import (
     validate_dataset,
     write_case,
 )
-from judge_runner.cases.write import case_stats, trajectory_json
+from judge_runner.cases.write import case_stats, label_line, trajectory_json
 from judge_runner.ingest import ImportOptions, import_trials
 from tests.checklist import cases as checklist_cases
 from tests.conftest import EXAMPLES
@@ -135,3 +135,12 @@ def test_every_test_dataset_builder_writes_valid_packages(tmp_path: Path) -> Non
     ]
     for root in built:
         assert validate_dataset(root) == [], root
+
+
+@pytest.mark.parametrize("reward", [float("nan"), float("inf"), float("-inf")])
+def test_labels_are_strict_json(reward: float) -> None:
+    with pytest.raises(ValueError):
+        LabelRecord(case_id="c", label=Label.FAIL, reward=reward)
+    record = LabelRecord.model_construct(case_id="c", label=Label.FAIL, reward=reward)
+    with pytest.raises(ValueError, match="not JSON compliant"):
+        label_line(record)

@@ -74,3 +74,10 @@ def make_task(root: Path, name: str = "demo-task", skills: tuple[str, ...] = ("d
         skill_dir.mkdir(parents=True)
         (skill_dir / "SKILL.md").write_text(f"---\nname: {skill}\n---\n\n# {skill}\nDo it well.\n")
     return folder
+
+
+def good_run() -> str:
+    """A short successful run: one Write of /root/out.txt, then the final message."""
+    return stream(init_event(["demo-skill"]),
+                  tool_use("w", "Write", {"file_path": "/root/out.txt", "content": "42\n"}),
+                  tool_result("w", "File created"), text("Wrote 42."), result("Wrote 42."))

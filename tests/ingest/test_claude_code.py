@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from judge_runner.cases.models import TerminationStatus
@@ -68,3 +70,30 @@ def test_result_for_unknown_call_becomes_a_notice() -> None:
 def test_unknown_format_raises(content: str) -> None:
     with pytest.raises(TranscriptError, match="no Claude Code stream-json event"):
         claude_code.parse(content)
+
+
+def test_lines_split_on_newline_only() -> None:
+    """A JSON string may hold U+2028 or a form feed raw; the event stays one line."""
+    message = "first\u2028second\u0085third\u2029fourth"
+    raw = stream(init_event([]), json.dumps(text(message), ensure_ascii=False), result("ok"))
+    assert "\u2028" in raw  # written raw, as a JSON writer may
+    run = claude_code.parse(raw)
+    assert [s.text for s in run.steps] == [message]
+    assert run.warnings == []
+    assert run.raw_chars == len(raw)
+
+
+def test_a_stream_is_parsed_one_line_at_a_time() -> None:
+    """`parse_lines` takes any iterable of lines; the harness's structured copy of a result is
+    kept only for edits (their base text), never as a second copy of every output."""
+    lines = iter(stream(
+        init_event([]),
+        tool_use("b", "Bash", {"command": "cat log"}),
+        tool_result("b", "x" * 1000, structured={"stdout": "x" * 1000}),
+        tool_use("e", "Edit", {"file_path": "/a", "old_string": "1", "new_string": "2"}),
+        tool_result("e", "ok", structured={"originalFile": "1\n"}),
+        result("ok")).splitlines(keepends=True))
+    run = claude_code.parse_lines(lines)
+    bash, edit = run.steps
+    assert bash.output == "x" * 1000 and bash.exit_code == 0 and bash.structured_result is None
+    assert edit.structured_result == {"originalFile": "1\n"}

@@ -12,6 +12,7 @@ import pytest
 from judge_runner.cases import Dataset, validate_dataset
 from judge_runner.ingest import ImportOptions, OutputDirError, TrialStatus, import_trials
 from tests.ingest.helpers import (
+    good_run,
     init_event,
     make_task,
     make_trial,
@@ -22,9 +23,7 @@ from tests.ingest.helpers import (
     tool_use,
 )
 
-GOOD = stream(init_event(["demo-skill"]),
-              tool_use("w", "Write", {"file_path": "/root/out.txt", "content": "42\n"}),
-              tool_result("w", "File created"), text("Wrote 42."), result("Wrote 42."))
+GOOD = good_run()
 
 
 def _snapshot(root: Path, skip: Path) -> dict[str, bytes]:
@@ -120,7 +119,8 @@ def test_escaping_paths_and_symlinks_stay_inside_artifacts(tmp_path: Path,
     assert paths["plot.png"].provenance.value == "copied"  # binary artifact copied as bytes
     assert (case.artifacts_dir / "plot.png").read_bytes() == b"\x89PNG\x00\xff" * 100
     assert "link.txt" not in paths and "linked-dir" not in " ".join(paths)
-    assert any("link.txt: symlink not followed" in w for w in entry.warnings)
+    assert "artifacts/link.txt: symlink to a regular file, skipped" in " ".join(entry.warnings)
+    assert "artifacts/linked-dir: symlink to a directory, skipped" in " ".join(entry.warnings)
     for path in case.root.rglob("*"):
         assert not path.is_symlink()
         assert path.resolve().is_relative_to(out.resolve())

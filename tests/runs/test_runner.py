@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,26 @@ def test_an_unsafe_package_is_an_error_and_never_judged(tmp_path: Path) -> None:
     assert sorted(_calls(tmp_path)) == ds.case_ids()[1:]  # the judge never saw it
     written = json.loads((tmp_path / "run" / "cases" / bad.root.name / "verdict.json").read_text())
     assert written["decision"] == "error"
+
+
+def test_leaks_are_found_by_content_and_inode_not_by_name(tmp_path: Path) -> None:
+    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(3)))
+    honest, linked, copied = (ds.case(i) for i in ds.case_ids())
+    (honest.artifacts_dir / "evidence").mkdir()
+    (honest.artifacts_dir / "evidence" / "exhibit.txt").write_text("router config\n")
+    (honest.artifacts_dir / "reward.txt").write_text("notes on the reward model\n")
+    (honest.artifacts_dir / "labels.jsonl").write_text('{"label": "cat"}\n')
+    os.link(ds.root / "labels.jsonl", linked.artifacts_dir / "summary.csv")
+    (copied.artifacts_dir / "table.txt").write_bytes((ds.root / "labels.jsonl").read_bytes())
+    result = run_eval(_judge(tmp_path), ds, ds.case_ids(), tmp_path / "run",
+                      progress=False, write_reports=False)
+    by_id = {r.case_id: r.verdict for r in result.records}
+    assert by_id[honest.root.name].decision is not Decision.ERROR
+    for case, why in ((linked, "the same file as labels.jsonl (a hard link)"),
+                      (copied, "identical to labels.jsonl")):
+        assert by_id[case.root.name].decision is Decision.ERROR
+        assert why in str(by_id[case.root.name].error)
+    assert _calls(tmp_path) == [honest.root.name]  # the judge saw only the honest case
 
 
 def test_an_error_rewrites_the_products_of_an_earlier_attempt(tmp_path: Path) -> None:
