@@ -38,6 +38,8 @@ from judge_runner.judges.base import Decision, Judge, Verdict
 from judge_runner.judges.products import write_products
 from judge_runner.models.base import Usage
 from judge_runner.runs.metrics import Metrics, compute_metrics
+from judge_runner.runs.riskcov import risk_coverage
+from judge_runner.runs.stages import stage_summary
 from judge_runner.runs.records import (
     CASES_OUT,
     LOG_FILE,
@@ -259,6 +261,7 @@ def summarize(
         wall_seconds=round(wall_seconds, 3), metrics=metrics, decisions=decisions,
         n_unsupported=sum(1 for r in records if r.verdict.unsupported),
         n_unverified_quotes=sum(unverified_quotes(r.verdict) for r in records),
+        risk_coverage=risk_coverage(records), stages=stage_summary(records),
     )
 
 
