@@ -19,7 +19,7 @@ from judge_runner.judges.rules.calibrate import (
 )
 from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.optimizer import DevResult
-from judge_runner.judges.rules.spec import load_rules
+from judge_runner.judges.rules.spec import CheckSpec, load_rules
 from judge_runner.runs.metrics import compute_metrics
 
 # The trivial baseline: the final message has none of these words → pass. Fixed, not fitted.
@@ -93,7 +93,7 @@ def run_loto(args: argparse.Namespace, root: Path, results: dict[str, DevResult]
     return 0
 
 
-def _per_check(specs: list, results: list[DevResult], task_of: dict[str, str]) -> None:
+def _per_check(specs: list[CheckSpec], results: list[DevResult], task_of: dict[str, str]) -> None:
     """Each check's verdicts per task: S supports, R refutes, I inconclusive, - not applicable."""
     tasks = sorted(set(task_of.values()))
     print("\nper check and task: S/R/I/- (supports, refutes, inconclusive, not applicable); "

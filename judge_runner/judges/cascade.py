@@ -34,7 +34,8 @@ from judge_runner.judges.briefing import TakesBriefing, render_briefing
 from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE, read_log
 from judge_runner.judges.registry import JudgeOptions, build_judge
-from judge_runner.judges.rules import RulesJudge, default_skill_dir
+from judge_runner.judges.rules import RulesJudge
+from judge_runner.judges.rules.judge import default_skill_dir
 
 NAME = "cascade"
 STAGES_DIR = "stages"

@@ -11,10 +11,9 @@ had (abstentions undecided). Errors and unlabelled cases are left out and counte
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
-
-from typing import TYPE_CHECKING
 
 from judge_runner.judges.base import Decision
 

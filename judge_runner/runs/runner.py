@@ -38,8 +38,6 @@ from judge_runner.judges.base import Decision, Judge, Verdict
 from judge_runner.judges.products import write_products
 from judge_runner.models.base import Usage
 from judge_runner.runs.metrics import Metrics, compute_metrics
-from judge_runner.runs.riskcov import risk_coverage
-from judge_runner.runs.stages import stage_summary
 from judge_runner.runs.records import (
     CASES_OUT,
     LOG_FILE,
@@ -50,6 +48,8 @@ from judge_runner.runs.records import (
     is_correct,
 )
 from judge_runner.runs.report import write_reports
+from judge_runner.runs.riskcov import risk_coverage
+from judge_runner.runs.stages import stage_summary
 from judge_runner.runs.store import RunInfo, RunStore
 
 

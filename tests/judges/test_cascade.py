@@ -12,44 +12,20 @@ from typing import Any
 
 import pytest
 
-from judge_runner.cases import Dataset, Label, LabelRecord, TerminationStatus, append_labels
+from judge_runner.cases import Dataset
 from judge_runner.judges.briefing import BRIEFING_TITLE
 from judge_runner.judges.cascade import make_judge
 from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.registry import JUDGES, JudgeOptions
-from judge_runner.judges.rules import RulesJudge, default_skill_dir
+from judge_runner.judges.rules import RulesJudge
+from judge_runner.judges.rules.judge import default_skill_dir
 from tests.conftest import REPO
 from tests.fakeapi import FakeMessagesServer, ReceivedRequest, http_error, reply
-from tests.fakeapi.server import Scripted
 from tests.fakeapi import tool_use as tool
-from tests.judges import casekit
-from tests.judges.rules.builder import GOOD_RUN, bash, build_case, msg, skill
+from tests.fakeapi.server import Scripted
+from tests.judges.rules.builder import SURE, UNSURE, mixed_certainty_dataset
 
 RETRY = json.dumps({"initial_wait_s": 0, "jitter_s": 0, "max_attempts": 1})
-# the rules judge decides these two; a model judge the other two
-SURE = {"sure-pass": Label.PASS, "sure-fail": Label.FAIL}
-UNSURE = {"unsure-pass": Label.PASS, "unsure-fail": Label.FAIL}
-VERIFIED_RUN = [
-    msg("I will look at the input first."),
-    skill("tables", "Use `scripts/total.py` to add a column."),
-    bash("python3 /root/skills/tables/scripts/total.py /root/input.csv > /root/out.json", ""),
-    bash("cat /root/out.json", '{"total": 6}'),
-    bash("pytest -q tests/", "3 passed in 0.1s"),
-    msg("The total (6) has been saved to `/root/out.json`."),
-]
-
-
-def _dataset(root: Path) -> Path:
-    build_case(root, VERIFIED_RUN, case_id="sure-pass")
-    build_case(root, GOOD_RUN, case_id="sure-fail", status=TerminationStatus.NO_RESULT)
-    for case_id in UNSURE:
-        build_case(root, GOOD_RUN, case_id=case_id)  # typed output: evidence either way
-    append_labels(root, [LabelRecord(case_id=c, label=label, reward=float(label is Label.PASS))
-                         for c, label in sorted({**SURE, **UNSURE}.items())])
-    casekit.register_secrets(root)
-    return root
-
-
 def _case_of(request: ReceivedRequest) -> str:
     content = request.body["messages"][0]["content"]
     text = content if isinstance(content, str) else content[0]["text"]
@@ -78,7 +54,7 @@ def _records(run_dir: Path) -> dict[str, dict[str, Any]]:
 
 
 def test_rules_abstain_exactly_on_the_unsure_cases(tmp_path: Path) -> None:
-    ds = _dataset(tmp_path / "ds")
+    ds = mixed_certainty_dataset(tmp_path / "ds")
     judge = RulesJudge(default_skill_dir(), allow_abstain=True)
     decisions = {c: judge.judge(Dataset(ds).case(c), tmp_path / c).decision.value
                  for c in {**SURE, **UNSURE}}
@@ -87,7 +63,7 @@ def test_rules_abstain_exactly_on_the_unsure_cases(tmp_path: Path) -> None:
 
 
 def test_cascade_calls_the_model_only_for_undecided_cases(tmp_path: Path) -> None:
-    ds = _dataset(tmp_path / "ds")
+    ds = mixed_certainty_dataset(tmp_path / "ds")
     server = FakeMessagesServer().start()
     server.responder = _answers
     run_dir = tmp_path / "run"
@@ -142,7 +118,7 @@ def test_cascade_calls_the_model_only_for_undecided_cases(tmp_path: Path) -> Non
 
 
 def test_a_model_error_is_an_error_verdict_not_a_decision(tmp_path: Path) -> None:
-    ds = _dataset(tmp_path / "ds")
+    ds = mixed_certainty_dataset(tmp_path / "ds")
     server = FakeMessagesServer().start()
     server.responder = lambda r: (http_error(500) if _case_of(r) == "unsure-fail"
                                   else _answers(r))
