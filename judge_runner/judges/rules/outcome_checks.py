@@ -46,8 +46,10 @@ from judge_runner.judges.rules.spec import CheckSpec
 
 def _test_runs(view: CaseView, spec: CheckSpec) -> list[Step]:
     commands = _patterns(spec, "commands")
+    excluded = _patterns(spec, "not_commands")  # e.g. installing the test tool is not a test
     return [s for s in view.executions
-            if s.output is not None and _first_match(commands, step_command(s) or "")]
+            if s.output is not None and _first_match(commands, step_command(s) or "")
+            and not _first_match(excluded, step_command(s) or "")]
 
 
 def _run_failed(step: Step, markers: list[re.Pattern[str]]) -> str | None:

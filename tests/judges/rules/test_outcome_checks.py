@@ -45,6 +45,9 @@ def test_last_test_run_decides_not_earlier_ones(tmp_path: Path) -> None:
     verify = with_steps(tmp_path / "c", bash("python3 verify_output.py", "✗ total mismatch"))
     assert outcome(verify, "last_test_passed") is Outcome.REFUTES
     assert outcome(build_case(tmp_path / "d"), "last_test_passed") is None  # no test run
+    install = with_steps(tmp_path / "e", bash("pip install pytest", "Successfully installed"),
+                         bash("cat test_total.py", "def test_total(): ..."))
+    assert outcome(install, "last_test_passed") is None  # installing or reading is no test
 
 
 def test_a_report_that_admits_gaps_is_refuted(tmp_path: Path) -> None:
