@@ -56,6 +56,8 @@ def test_a_report_that_admits_gaps_is_refuted(tmp_path: Path) -> None:
     assert outcome(admits, "report_discloses_gaps") is Outcome.REFUTES
     clean = build_case(tmp_path / "b")
     assert outcome(clean, "report_discloses_gaps") is Outcome.INCONCLUSIVE
+    physics = with_steps(tmp_path / "c", final="Saved the partial pressures to `/root/out.json`.")
+    assert outcome(physics, "report_discloses_gaps") is Outcome.INCONCLUSIVE
 
 
 def test_an_announced_substitute_after_an_obstacle_is_refuted(tmp_path: Path) -> None:
@@ -72,6 +74,8 @@ def test_degenerate_values_in_what_the_agent_saw_of_its_output(tmp_path: Path) -
     assert outcome(build_case(tmp_path / "b"), "values_sane") is Outcome.SUPPORTS
     empty = with_steps(tmp_path / "c", final="Found 0 records, so the total is 0.")
     assert outcome(empty, "values_sane") is Outcome.REFUTES
+    clean = with_steps(tmp_path / "e", final="The recalculation found 0 errors.")
+    assert outcome(clean, "values_sane") is Outcome.SUPPORTS  # no errors is not an empty result
 
 
 def test_typed_data_outputs_are_refuted_computed_ones_supported(tmp_path: Path) -> None:
