@@ -3,6 +3,16 @@
     .venv/bin/python scripts/eval_rules.py [--trials DIR --tasks DIR | --dataset DIR]
                                            [--folds 5] [--seed 0] [--skill judgeskills/v1]
                                            [--work DIR] [--json FILE]
+    .venv/bin/python scripts/eval_rules.py --loto --skill judgeskills/v2 [--per-check] [--fit]
+
+`--loto` (for log-odds rule sets): strict leave-one-task-out. The checks are frozen; for each
+task, only the two score numbers (scale, offset; see judge_runner/judges/rules/calibrate.py) are
+fitted on the cases of the other tasks, and the held-out task's cases are decided with them,
+forced and with abstention. Prints pooled figures, accuracy at coverage >= 0.5 of the pooled
+risk-coverage curve, the per-fold fitted numbers, and two baselines under the same protocol
+(always pass; "the final message has no failure words"). `--per-check` adds each check's
+verdict distribution per task; `--fit` prints the numbers fitted on all cases (what checks.toml
+ships).
 
 Steps: import the Harbor trials (default: ../shared/data/skillsbench-real) into a dataset with
 the project importer; judge every case once with the given skill (its findings do not depend on
@@ -72,6 +82,12 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--work", type=Path, help="keep intermediate files here")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    parser.add_argument("--loto", action="store_true",
+                        help="strict leave-one-task-out of a log-odds rule set (see above)")
+    parser.add_argument("--per-check", action="store_true",
+                        help="with --loto: each check's verdict distribution per task")
+    parser.add_argument("--fit", action="store_true",
+                        help="with --loto: print scale/offset fitted on all cases")
     parser.add_argument("--ablation", action="store_true",
                         help="also print BalAcc of the untuned skill with each check switched off")
     args = parser.parse_args()
@@ -94,6 +110,12 @@ def main() -> int:
     results = {r.case_id: r for r in dev_results_from_run(run_dir, labels)}
     task_of = {c.id: c.meta.task for c in cases}
     domain_of = {c.id: c.meta.domain.value if c.meta.domain else None for c in cases}
+    if args.loto:
+        from _loto import run_loto
+
+        finals = {c.id: c.trajectory.final_message or "" for c in cases}
+        return run_loto(args, dataset.root, results, task_of, domain_of, finals, labels,
+                        errors)
 
     base_rules = load_rules(args.skill, known_checks())
     untuned = [(decide(base_rules, results[c])[0] if c in results else Decision.ERROR,

@@ -49,6 +49,14 @@ def real_data() -> Path:
 
 
 @pytest.fixture(scope="session")
+def shared_categories() -> Path:
+    """`../shared/data/skillsbench-tasks/categories.tsv`: every SkillsBench task and category."""
+    path = SHARED / "data" / "skillsbench-tasks" / "categories.tsv"
+    require(path.is_file(), f"SkillsBench task categories not found at {path}")
+    return path
+
+
+@pytest.fixture(scope="session")
 def docker_engine() -> None:
     require(docker_available(), "no Docker engine answers (start dockerd to run sandbox tests)")
 

@@ -23,7 +23,8 @@ NO_SKILL = "none"
 JudgeName = Annotated[
     str,
     typer.Option(
-        "--judge", "-j", help="rules | agent | direct | rubric | multi, or package.module:factory."
+        "--judge", "-j",
+        help="rules | agent | direct | rubric | multi | cascade, or package.module:factory."
     ),
 ]
 SkillOpt = Annotated[

@@ -67,13 +67,17 @@ class DirectJudge(OneCallJudge):
         return oneshot.render("direct_system.md.j2", allow_abstain=self.allow_abstain)
 
     def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
+        return self.judge_briefed(case, out_dir, "")
+
+    def judge_briefed(self, case: CasePackage, out_dir: Path, briefing: str) -> Verdict:
+        """`judge` with another judge's findings (see `briefing.py`) shown after the digest."""
         started = time.monotonic()
-        verdict = self.decide(case, out_dir)
+        verdict = self.decide(case, out_dir, briefing)
         verdict.duration_s = round(time.monotonic() - started, 3)
         write_products(out_dir, None, [], verdict)
         return verdict
 
-    def decide(self, case: CasePackage, out_dir: Path) -> Verdict:
+    def decide(self, case: CasePackage, out_dir: Path, briefing: str = "") -> Verdict:
         """The verdict without writing products (multi-judge members reuse this)."""
         case_id = case.root.name
         details: dict[str, Any] = {"model": self.model}
@@ -87,7 +91,8 @@ class DirectJudge(OneCallJudge):
                 oneshot.VerdictInput, oneshot.decisions(self.allow_abstain))
             answer, response = oneshot.call_tool(
                 client, model=self.model, system=self.system_prompt,
-                user=digest, tool=tool, parse=oneshot.VerdictInput,
+                user=f"{digest}\n\n{briefing}" if briefing else digest, tool=tool,
+                parse=oneshot.VerdictInput,
                 max_tokens=self.max_output_tokens)
             usage = response.usage
             if answer.decision == "abstain" and not self.allow_abstain:

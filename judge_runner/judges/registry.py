@@ -42,6 +42,7 @@ JUDGES: dict[str, str] = {
     "direct": "judge_runner.judges.direct:make_judge",
     "rubric": "judge_runner.judges.rubric:make_judge",
     "multi": "judge_runner.judges.multi:make_judge",
+    "cascade": "judge_runner.judges.cascade:make_judge",
 }
 
 

@@ -12,6 +12,8 @@ from judge_runner.jsonl import read_models
 from judge_runner.judges.base import Decision, Verdict
 from judge_runner.models.base import Usage
 from judge_runner.runs.metrics import Metrics
+from judge_runner.runs.riskcov import RiskCoverage
+from judge_runner.runs.stages import StageSummary
 
 CASES_OUT = "cases"
 VERDICTS_FILE = "verdicts.jsonl"
@@ -60,6 +62,8 @@ class RunSummary(BaseModel):
     decisions: dict[str, int] = Field(default_factory=dict)
     n_unsupported: int = 0  # verdicts whose citations did not resolve (decided all the same)
     n_unverified_quotes: int = 0  # evidence quotes not found in the output they cite
+    risk_coverage: RiskCoverage | None = None  # judges that report a confidence per verdict
+    stages: StageSummary | None = None  # staged judges (cascade): per-stage figures
 
 
 def load_records(run_dir: Path) -> list[CaseRecord]:

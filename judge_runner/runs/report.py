@@ -19,6 +19,7 @@ from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE
 from judge_runner.runs.metrics import Metrics
 from judge_runner.runs.plots import bar_chart, histogram, line_chart
 from judge_runner.runs.records import CASES_OUT, CaseRecord, RunSummary
+from judge_runner.runs.riskcov import risk_coverage_svg
 from judge_runner.runs.select import SelectionResult
 from judge_runner.templates import environment
 
@@ -136,6 +137,8 @@ def render_html(run_dir: Path, summary: RunSummary, records: list[CaseRecord]) -
         uncovered=_uncovered(records),
         domain_plot=Markup(domain_plot), decision_plot=Markup(decision_plot),
         duration_plot=Markup(histogram(durations, bins=8, title="Seconds per case", unit="s")),
+        risk_plot=Markup(risk_coverage_svg(summary.risk_coverage))
+        if summary.risk_coverage is not None else "",
         cases=[_case_view(run_dir, r) for r in records],
     )
 
@@ -154,6 +157,7 @@ def render_markdown(summary: RunSummary, records: list[CaseRecord]) -> str:
                   "|---|---:|---:|---:|"]
         lines += [f"| {name} | {d.n} | {d.n_decided} | {d.accuracy:.3f} |"
                   for name, d in m.per_domain.items()]
+    lines += _staged_markdown(summary)
     lines += ["", "## Evidence", "",
               f"- unsupported verdicts (citations did not resolve): {summary.n_unsupported}",
               f"- unverified evidence quotes (not found in the cited output): "
@@ -168,6 +172,27 @@ def render_markdown(summary: RunSummary, records: list[CaseRecord]) -> str:
               + (f", label {r.label.value}" if r.label else "")
               + (f": {r.verdict.error}" if r.verdict.error else "") for r in flagged] or ["(none)"]
     return "\n".join(lines) + "\n"
+
+
+def _staged_markdown(summary: RunSummary) -> list[str]:
+    """The per-stage table of a cascade and the risk–coverage operating point, when present."""
+    lines: list[str] = []
+    st = summary.stages
+    if st is not None:
+        lines += ["", "## Stages", "", "| stage | cases | share | decided | accuracy | calls | "
+                  "cost (USD) |", "|---|---:|---:|---:|---:|---:|---:|"]
+        lines += [f"| {name} | {f.n} | {f.share:.3f} | {f.n_decided} | {f.accuracy:.3f} | "
+                  f"{f.usage.calls} | {f.usage.cost_usd:.4f} |" for name, f in st.stages.items()]
+        if st.model_tokens_all is not None:
+            lines += ["", f"Tokens {st.tokens:,} against an estimated {st.model_tokens_all:,} "
+                      "for the model judge on every case"
+                      + (f" (saving {st.saving:.1%})." if st.saving is not None else ".")]
+    rc = summary.risk_coverage
+    if rc is not None:
+        lines += ["", "## Risk–coverage", "",
+                  f"Operating point: coverage {rc.operating_coverage:.3f}, accuracy on decided "
+                  f"{rc.operating_accuracy:.3f} ({rc.n} labelled cases)."]
+    return lines
 
 
 def write_reports(run_dir: Path, summary: RunSummary, records: list[CaseRecord]) -> Path:

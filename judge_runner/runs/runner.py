@@ -48,6 +48,8 @@ from judge_runner.runs.records import (
     is_correct,
 )
 from judge_runner.runs.report import write_reports
+from judge_runner.runs.riskcov import risk_coverage
+from judge_runner.runs.stages import stage_summary
 from judge_runner.runs.store import RunInfo, RunStore
 
 
@@ -259,6 +261,7 @@ def summarize(
         wall_seconds=round(wall_seconds, 3), metrics=metrics, decisions=decisions,
         n_unsupported=sum(1 for r in records if r.verdict.unsupported),
         n_unverified_quotes=sum(unverified_quotes(r.verdict) for r in records),
+        risk_coverage=risk_coverage(records), stages=stage_summary(records),
     )
 
 

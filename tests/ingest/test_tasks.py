@@ -18,7 +18,11 @@ def test_the_bundled_map_is_package_data_read_through_importlib_resources() -> N
     assert bundled == DomainMap.parse(resource.read_text("utf-8"), "resource")
     assert bundled.domain_for("any-task", "Security") is Domain.CYBERSECURITY
     assert bundled.domain_for("flood-risk-analysis", "research") is Domain.NATURAL_SCIENCE
-    assert bundled.domain_for("any-task", "data-analysis") is None
+    assert bundled.domain_for("any-task", "cooking") is None
+    # an override wins over its (generic) category
+    assert bundled.domain_for("protein-expression-analysis", "data-analysis") \
+        is Domain.NATURAL_SCIENCE
+    assert bundled.domain_for("any-task", "data-analysis") is Domain.OFFICE_WORKFLOWS
 
 
 def test_every_domain_of_the_bundled_map_is_reachable() -> None:
@@ -48,3 +52,18 @@ def test_a_bad_user_file_is_refused_naming_the_file(tmp_path: Path, text: str,
     with pytest.raises(ValueError, match=expected) as info:
         DomainMap.load(path)
     assert str(path) in str(info.value)
+
+
+@pytest.mark.shared
+def test_every_skillsbench_category_and_task_maps_to_a_domain(shared_categories: Path) -> None:
+    bundled = DomainMap.load()
+    rows = [line.split("\t") for line in shared_categories.read_text("utf-8").splitlines()[1:]
+            if line.strip()]
+    assert len(rows) > 50  # the whole task set, not a stub
+    no_category = sorted({category for _, category in rows
+                          if bundled.by_category.get(category.strip().lower()) is None})
+    no_domain = sorted(task for task, category in rows
+                       if bundled.domain_for(task, category) is None)
+    assert no_category == [] and no_domain == []
+    # overrides name real tasks, so a renamed task cannot leave a dead entry behind
+    assert set(bundled.by_task) <= {task for task, _ in rows}

@@ -109,6 +109,10 @@ class AgentJudge:
 
     def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
         """Judge one case; writes plan.md, inspection_log.jsonl, verdict.json, transcript.jsonl."""
+        return self.judge_briefed(case, out_dir, "")
+
+    def judge_briefed(self, case: CasePackage, out_dir: Path, briefing: str) -> Verdict:
+        """`judge` with another judge's findings (see `briefing.py`) after the case overview."""
         started = time.monotonic()
         run = _Run(self, started)
         case_id = case.root.name
@@ -121,6 +125,8 @@ class AgentJudge:
                          [t["name"] for t in self.tools])
             try:
                 overview = prompt.render_case(case, DEFAULT_PAGE_CHARS)
+                if briefing:
+                    overview = f"{overview}\n\n{briefing}"
                 case_id = case.id
             except (OSError, ValueError, ValidationError) as exc:
                 raise SessionError(f"case package unreadable: {exc}") from None

@@ -20,7 +20,7 @@ def make_judge(options: JudgeOptions) -> RulesJudge:
     """Build the rules judge from CLI options.
 
     Uses ``options.skill`` (a JudgeSkill directory holding checks.toml) or the bundled
-    `judgeskills/v1`. Raises `RulesError` when checks.toml is missing or invalid, and
+    `judgeskills/v2`. Raises `RulesError` when checks.toml is missing or invalid, and
     `ValueError` for a sandbox other than none/auto (no check executes artifacts yet), and
     `JudgeConfigError` for any `-o` knob: the rules judge has none (its settings live in
     checks.toml).
@@ -31,6 +31,6 @@ def make_judge(options: JudgeOptions) -> RulesJudge:
                          " (use --sandbox none)")
     skill = options.skill or default_skill_dir()
     if options.skill is None and not skill.is_dir():
-        # An installed package has no source tree beside it to take judgeskills/v1 from.
+        # An installed package has no source tree beside it to take judgeskills/v2 from.
         raise JudgeConfigError(f"no default JudgeSkill at {skill}; give one with --skill DIR")
     return RulesJudge(skill, allow_abstain=options.allow_abstain)

@@ -387,3 +387,7 @@ def no_substitute_data(view: CaseView, spec: CheckSpec) -> Finding | None:
                            where, (step_ref(step.index, quote),))
     return Finding(Outcome.INCONCLUSIVE, "no message mentions invented data", where,
                    (step_ref(messages[-1].index),))
+
+
+# The outcome checks live in their own module and register themselves on import.
+from judge_runner.judges.rules import outcome_checks  # noqa: E402, F401

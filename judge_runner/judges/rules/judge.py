@@ -28,8 +28,8 @@ NAME = "rules"
 
 
 def default_skill_dir() -> Path:
-    """`judgeskills/v1` of the source tree this package was loaded from."""
-    return Path(__file__).resolve().parents[3] / "judgeskills" / "v1"
+    """`judgeskills/v2` of the source tree this package was loaded from."""
+    return Path(__file__).resolve().parents[3] / "judgeskills" / "v2"
 
 
 class RulesJudge:
@@ -75,7 +75,7 @@ class RulesJudge:
             log.append(Inspection(id=f"I{n}", plan_item=f"P{n}", check=spec.id,
                                   finding=finding.text, outcome=finding.outcome,
                                   critical=spec.task_critical, evidence=evidence))
-            weights[f"I{n}"] = spec.weight
+            weights[f"I{n}"] = spec.weight_for(finding.outcome.value)
         return Plan(items=items), log, weights
 
     def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
@@ -92,6 +92,7 @@ class RulesJudge:
             return verdict
         result = combine(self.rules, log, weights, self.allow_abstain)
         quotes = [ref for inspection in log for ref in inspection.evidence if ref.quote]
+        sure = result.confidence(self.rules.verdict.pass_threshold)
         verdict = Verdict(
             case_id=case_id, judge=NAME, decision=result.decision, rationale=result.rationale,
             citations=result.citations, score=round(result.score, 6),
@@ -99,6 +100,10 @@ class RulesJudge:
             details={"support_weight": result.support_weight,
                      "refute_weight": result.refute_weight,
                      "rules_sha256": self.rules_sha256,
+                     "forced": result.forced.value,
+                     "confidence": round(sure, 6),
+                     "probability": (round(result.probability, 6)
+                                     if result.probability is not None else None),
                      "evidence": {"quotes": len(quotes),
                                   "verified": sum(1 for ref in quotes if ref.verified)}},
         )

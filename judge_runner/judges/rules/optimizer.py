@@ -34,7 +34,7 @@ from judge_runner.cases.models import Label
 from judge_runner.judges.base import Decision, Inspection, Outcome
 from judge_runner.judges.products import read_log, read_verdict
 from judge_runner.judges.rules.checks import known_checks
-from judge_runner.judges.rules.combine import combine
+from judge_runner.judges.rules.combine import Combined, combine
 from judge_runner.judges.rules.spec import CHECKS_FILE, RuleSet, dump_rules, load_rules
 from judge_runner.runs.metrics import compute_metrics
 
@@ -69,18 +69,23 @@ def dev_results_from_run(run_dir: Path, labels: dict[str, Label]) -> list[DevRes
 
 def decide(rules: RuleSet, result: DevResult) -> tuple[Decision, float]:
     """The decision and score `rules` give a dev case, from its recorded findings."""
+    combined = recombine(rules, result.findings, allow_abstain=False)
+    return combined.decision, combined.score
+
+
+def recombine(rules: RuleSet, findings: dict[str, Outcome], *, allow_abstain: bool) -> Combined:
+    """What `combine` gives recorded findings (check id → outcome) under `rules`."""
     log: list[Inspection] = []
     weights: dict[str, float] = {}
     for spec in rules.enabled():
-        outcome = result.findings.get(spec.id)
+        outcome = findings.get(spec.id)
         if outcome is None:
             continue
         inspection_id = f"I{len(log) + 1}"
         log.append(Inspection(id=inspection_id, plan_item="P", check=spec.id, finding="",
                               outcome=outcome, critical=spec.task_critical))
-        weights[inspection_id] = spec.weight
-    combined = combine(rules, log, weights, allow_abstain=False)
-    return combined.decision, combined.score
+        weights[inspection_id] = spec.weight_for(outcome.value)
+    return combine(rules, log, weights, allow_abstain=allow_abstain)
 
 
 def objective(rules: RuleSet, results: Sequence[DevResult]) -> float:

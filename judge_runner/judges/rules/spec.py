@@ -7,6 +7,11 @@ Layout::
     min_support_weight = 1.0    # a pass also needs at least this much supporting weight
     abstain_margin = 0.05       # with abstention allowed: |score - threshold| < margin abstains
 
+    [score]                     # optional; default method = "weighted"
+    method = "log_odds"         # weights are log-odds; score = sigmoid(scale*(S-R) + offset)
+    scale = 1.0
+    offset = 0.0
+
     [[check]]
     id = "run_terminated"
     description = "..."
@@ -56,6 +61,9 @@ class CheckSpec(BaseModel):
     description: str
     evidence: EvidenceKind
     weight: float = Field(ge=0.0)
+    # what a supporting finding adds; None: `weight` (a check that nearly always supports, such
+    # as "the run terminated", is a gate: its refutation says much, its support little)
+    support_weight: float | None = Field(default=None, ge=0.0)
     task_critical: bool = False
     enabled: bool = True
     thresholds: dict[str, ThresholdValue] = Field(default_factory=dict)
@@ -71,6 +79,12 @@ class CheckSpec(BaseModel):
                     raise ValueError(f"check {self.id}: {key}: bad regex {pattern!r}: {exc}") \
                         from None
         return self
+
+    def weight_for(self, outcome: str) -> float:
+        """The weight a finding with this outcome ("supports", "refutes", ...) carries."""
+        if outcome == "supports" and self.support_weight is not None:
+            return self.support_weight
+        return self.weight
 
     def number(self, key: str, default: float) -> float:
         value = self.thresholds.get(key, default)
@@ -93,10 +107,28 @@ class VerdictSpec(BaseModel):
     abstain_margin: float = Field(default=0.05, ge=0.0, le=0.5)
 
 
+class ScoreMethod(StrEnum):
+    WEIGHTED = "weighted"  # score = S / (S + R)
+    LOG_ODDS = "log_odds"  # score = sigmoid(scale * (S - R) + offset), a calibrated probability
+
+
+class ScoreSpec(BaseModel):
+    """How findings become a score. `log_odds` reads each weight as the log-odds a finding adds
+    (support +w, refutation -w); `scale` and `offset` are the only fitted numbers (see
+    `judge_runner.judges.rules.calibrate`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    method: ScoreMethod = ScoreMethod.WEIGHTED
+    scale: float = Field(default=1.0, gt=0.0, le=10.0)
+    offset: float = Field(default=0.0, ge=-10.0, le=10.0)
+
+
 class RuleSet(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     verdict: VerdictSpec = Field(default_factory=VerdictSpec)
+    score: ScoreSpec = Field(default_factory=ScoreSpec)
     check: list[CheckSpec]
 
     @model_validator(mode="after")
@@ -162,6 +194,10 @@ def dump_rules(rules: RuleSet, header: str = "") -> str:
     lines.append("[verdict]")
     for key, value in rules.verdict.model_dump().items():
         lines.append(f"{key} = {_toml_value(value)}")
+    if rules.score != ScoreSpec():
+        lines += ["", "[score]", f"method = {_toml_string(rules.score.method.value)}",
+                  f"scale = {_toml_value(float(rules.score.scale))}",
+                  f"offset = {_toml_value(float(rules.score.offset))}"]
     for check in rules.check:
         lines += [
             "",
@@ -170,6 +206,8 @@ def dump_rules(rules: RuleSet, header: str = "") -> str:
             f"description = {_toml_string(check.description)}",
             f"evidence = {_toml_string(check.evidence.value)}",
             f"weight = {_toml_value(float(check.weight))}",
+            *([f"support_weight = {_toml_value(float(check.support_weight))}"]
+              if check.support_weight is not None else []),
             f"task_critical = {_toml_value(check.task_critical)}",
             f"enabled = {_toml_value(check.enabled)}",
         ]

@@ -7,14 +7,18 @@ from typing import Any
 
 from judge_runner.cases import (
     CasePackage,
+    Label,
+    LabelRecord,
     Source,
     Step,
     StepKind,
     Termination,
     TerminationStatus,
     Trajectory,
+    append_labels,
     write_case,
 )
+from tests.judges.casekit import register_secrets
 
 INSTRUCTION = "Read `/root/input.csv` and save the total to `/root/out.json`.\n"
 
@@ -94,3 +98,28 @@ def _with_call_id(index: int, fields: dict[str, Any]) -> dict[str, Any]:
             and not fields.get("tool_use_id"):
         return {**fields, "tool_use_id": f"call-{index}"}
     return fields
+
+
+# the rules judge decides these two; a model judge the other two
+SURE = {"sure-pass": Label.PASS, "sure-fail": Label.FAIL}
+UNSURE = {"unsure-pass": Label.PASS, "unsure-fail": Label.FAIL}
+VERIFIED_RUN = [
+    msg("I will look at the input first."),
+    skill("tables", "Use `scripts/total.py` to add a column."),
+    bash("python3 /root/skills/tables/scripts/total.py /root/input.csv > /root/out.json", ""),
+    bash("cat /root/out.json", '{"total": 6}'),
+    bash("pytest -q tests/", "3 passed in 0.1s"),
+    msg("The total (6) has been saved to `/root/out.json`."),
+]
+
+
+def mixed_certainty_dataset(root: Path) -> Path:
+    """Four labelled cases: two the rules judge (v2, abstaining) decides, two it abstains on."""
+    build_case(root, VERIFIED_RUN, case_id="sure-pass")
+    build_case(root, GOOD_RUN, case_id="sure-fail", status=TerminationStatus.NO_RESULT)
+    for case_id in UNSURE:
+        build_case(root, GOOD_RUN, case_id=case_id)  # typed output: evidence either way
+    append_labels(root, [LabelRecord(case_id=c, label=label, reward=float(label is Label.PASS))
+                         for c, label in sorted({**SURE, **UNSURE}.items())])
+    register_secrets(root)
+    return root

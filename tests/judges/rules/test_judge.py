@@ -93,12 +93,12 @@ def test_config_depends_on_the_rules_content_not_the_path(tmp_path: Path,
         return config_hash(built.name, built.config())
 
     monkeypatch.chdir(tmp_path)
-    shutil.copytree(default_skill_dir(), tmp_path / "judgeskills" / "v1")
-    assert hashed(Path("judgeskills/v1")) == hashed(Path("./judgeskills/v1")) \
-        == hashed(tmp_path / "judgeskills" / "v1") == hashed(default_skill_dir())
-    checks = tmp_path / "judgeskills" / "v1" / "checks.toml"
+    shutil.copytree(default_skill_dir(), tmp_path / "judgeskills" / "v2")
+    assert hashed(Path("judgeskills/v2")) == hashed(Path("./judgeskills/v2")) \
+        == hashed(tmp_path / "judgeskills" / "v2") == hashed(default_skill_dir())
+    checks = tmp_path / "judgeskills" / "v2" / "checks.toml"
     checks.write_text(checks.read_text().replace("pass_threshold", "# edited\npass_threshold", 1))
-    assert hashed(Path("judgeskills/v1")) != hashed(default_skill_dir())
+    assert hashed(Path("judgeskills/v2")) != hashed(default_skill_dir())
 
 
 def test_unknown_knobs_are_refused() -> None:

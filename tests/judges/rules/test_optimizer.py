@@ -10,7 +10,6 @@ from judge_runner.cases.models import Label
 from judge_runner.judges.base import Decision, Outcome
 from judge_runner.judges.rules import RulesJudge
 from judge_runner.judges.rules.checks import known_checks
-from judge_runner.judges.rules.judge import default_skill_dir
 from judge_runner.judges.rules.optimizer import (
     DevResult,
     decide,
@@ -19,9 +18,12 @@ from judge_runner.judges.rules.optimizer import (
     propose,
 )
 from judge_runner.judges.rules.spec import CHECKS_FILE, load_rules
+from tests.conftest import REPO
 from tests.judges.rules.builder import GOOD_RUN, build_case
 
 S, R = Outcome.SUPPORTS, Outcome.REFUTES
+
+V1 = REPO / "judgeskills" / "v1"  # the optimizer's tests reason in the weighted formula
 
 
 def dev_set() -> list[DevResult]:
@@ -35,7 +37,7 @@ def dev_set() -> list[DevResult]:
 
 def test_decide_matches_the_judge_on_a_real_log(tmp_path: Path) -> None:
     case = build_case(tmp_path / "data")
-    judge = RulesJudge(default_skill_dir())
+    judge = RulesJudge(V1)
     verdict = judge.judge(case, tmp_path / "run" / case.id)
     [result] = dev_results_from_run(tmp_path / "run", {case.id: Label.PASS})
     decision, score = decide(judge.rules, result)
@@ -43,7 +45,7 @@ def test_decide_matches_the_judge_on_a_real_log(tmp_path: Path) -> None:
 
 
 def test_propose_fixes_false_passes_and_writes_a_candidate(tmp_path: Path) -> None:
-    parent = default_skill_dir()
+    parent = V1
     rules = load_rules(parent, known_checks())
     results = dev_set()
     assert all(decide(rules, r)[0] is Decision.PASS for r in results)  # the misjudgement
@@ -58,26 +60,26 @@ def test_propose_fixes_false_passes_and_writes_a_candidate(tmp_path: Path) -> No
 
 
 def test_propose_is_deterministic_for_a_seed(tmp_path: Path) -> None:
-    a = propose(default_skill_dir(), dev_set(), tmp_path / "a", seed=7)
-    b = propose(default_skill_dir(), list(reversed(dev_set())), tmp_path / "b", seed=7)
+    a = propose(V1, dev_set(), tmp_path / "a", seed=7)
+    b = propose(V1, list(reversed(dev_set())), tmp_path / "b", seed=7)
     assert (a / CHECKS_FILE).read_bytes() == (b / CHECKS_FILE).read_bytes()
 
 
 def test_propose_keeps_rules_when_nothing_is_misjudged(tmp_path: Path) -> None:
     results = dev_set()[:4]
-    out = propose(default_skill_dir(), results, tmp_path / "same", seed=0)
-    assert load_rules(out, known_checks()) == load_rules(default_skill_dir(), known_checks())
+    out = propose(V1, results, tmp_path / "same", seed=0)
+    assert load_rules(out, known_checks()) == load_rules(V1, known_checks())
     assert "Edits: none" in (out / CHECKS_FILE).read_text()
 
 
 def test_propose_never_overwrites(tmp_path: Path) -> None:
     (tmp_path / "taken").mkdir()
     with pytest.raises(FileExistsError):
-        propose(default_skill_dir(), dev_set(), tmp_path / "taken", seed=0)
+        propose(V1, dev_set(), tmp_path / "taken", seed=0)
 
 
 def test_error_verdicts_are_not_dev_results(tmp_path: Path) -> None:
     case = build_case(tmp_path / "data", GOOD_RUN)
     (case.root / "case.json").write_text("{}")
-    RulesJudge(default_skill_dir()).judge(case, tmp_path / "run" / "case-1")
+    RulesJudge(V1).judge(case, tmp_path / "run" / "case-1")
     assert dev_results_from_run(tmp_path / "run", {"case-1": Label.PASS}) == []
