@@ -183,6 +183,7 @@ class CaseView:
     trajectory: Trajectory | None
     instruction: Block | None
     steps: list[StepView]
+    final_message: Block | None
     artifacts: list[ArtifactView]
     skills: list[SkillView]
     calls: list[CallView]
@@ -202,6 +203,7 @@ def build_case_view(record: CaseRecord, package: CasePackage | None, products: P
     problems: list[str] = []
     meta, trajectory, instruction = _read_package(package, problems)
     steps = [_step_view(s) for s in trajectory.steps] if trajectory else []
+    final = Block(trajectory.final_message) if trajectory and trajectory.final_message else None
     artifacts = _artifact_views(package, meta, problems) if package and meta else []
     skills = _skill_views(package, meta) if package and meta else []
     calls_raw, call_problems = judge_calls(products / TRANSCRIPT_FILE)
@@ -216,7 +218,7 @@ def build_case_view(record: CaseRecord, package: CasePackage | None, products: P
     except (OSError, ValueError) as exc:
         problems.append(f"inspection log unreadable: {exc}")
         log = []
-    resolver = _Resolver(steps, artifacts, skills, calls, instruction)
+    resolver = _Resolver(steps, artifacts, skills, calls, instruction, final)
     _link_producers(steps, artifacts)
     inspections = [InspectionView(i, anchor("insp", i.id),
                                   [resolver.resolve(ref) for ref in i.evidence]) for i in log]
@@ -225,8 +227,9 @@ def build_case_view(record: CaseRecord, package: CasePackage | None, products: P
                         "" if c in by_id else "not in the inspection log")
                  for c in record.verdict.citations]
     return CaseView(record=record, meta=meta, trajectory=trajectory, instruction=instruction,
-                    steps=steps, artifacts=artifacts, skills=skills, calls=calls, plan=plan,
-                    inspections=inspections, citations=citations, problems=problems)
+                    steps=steps, final_message=final, artifacts=artifacts, skills=skills,
+                    calls=calls, plan=plan, inspections=inspections, citations=citations,
+                    problems=problems)
 
 
 def _read_text(path: Path, problems: list[str]) -> str:
@@ -329,22 +332,23 @@ def _link_producers(steps: list[StepView], artifacts: list[ArtifactView]) -> Non
                          for i in art.record.steps]
     for view in steps:
         for path in view.step.files_touched:
-            art = by_path.get(path)
-            if art is not None:
-                view.touched.append(Target(f"#{art.anchor}", path))
+            touched = by_path.get(path)
+            if touched is not None:
+                view.touched.append(Target(f"#{touched.anchor}", path))
 
 
 class _Resolver:
     """Turns evidence refs into link targets, marking each located quote in its source."""
 
     def __init__(self, steps: list[StepView], artifacts: list[ArtifactView],
-                 skills: list[SkillView], calls: list[CallView], instruction: Block | None
-                 ) -> None:
+                 skills: list[SkillView], calls: list[CallView], instruction: Block | None,
+                 final_message: Block | None) -> None:
         self.steps = {s.step.index: s for s in steps}
         self.artifacts = artifacts
         self.skills = {s.name: s for s in skills}
         self.calls = {c.call.id: c for c in calls}
         self.instruction = instruction
+        self.final_message = final_message
         self._marks = 0
 
     def resolve(self, ref: EvidenceRef) -> EvidenceView:
@@ -359,7 +363,8 @@ class _Resolver:
         if kind == "skill":
             skill = self.skills.get(ref.ref)
             if skill is None:
-                return EvidenceView(ref, Target(None, f"skill {ref.ref}", "not a skill of this case"))
+                return EvidenceView(ref, Target(None, f"skill {ref.ref}",
+                                                "not a skill of this case"))
             return EvidenceView(ref, self._in_block(skill.body, skill.anchor, f"skill {ref.ref}",
                                                     ref.quote))
         if kind == "tool_call":
@@ -442,6 +447,8 @@ class _Resolver:
                 target = Target(f"#{mark_id}", label)
             elif ref.verified:
                 target = Target(f"#{view.anchor}", label, "matched after decoding JSON escapes")
+            else:
+                target = Target(f"#{view.anchor}", label, "quote not found in this output")
         echo = ref.quote is not None and len(ref.quote.strip()) >= MIN_ECHO_CHARS
         also = self._echoes(ref.quote) if ref.quote and echo else []
         for name in _ARTIFACT_PATH.findall(view.call.shown_input):
@@ -451,7 +458,8 @@ class _Resolver:
         return EvidenceView(ref, target, also)
 
     def _echoes(self, quote: str) -> list[Target]:
-        """The first trajectory step, and the first artifact line, holding the quoted text."""
+        """The first trajectory step (or else the final message), and the first artifact line,
+        holding the quoted text."""
         found: list[Target] = []
         for view in self.steps.values():
             for block in view.blocks:
@@ -461,6 +469,10 @@ class _Resolver:
                     break
             if found:
                 break
+        if not found and self.final_message is not None:
+            mark_id = self._mark(self.final_message, quote, "quote echo")
+            if mark_id is not None:
+                found.append(Target(f"#{mark_id}", "in the final message"))
         for art in self.artifacts:
             if art.lines is not None:
                 line = self._locate_lines(art, quote)

@@ -71,7 +71,8 @@ def page_name(case_id: str) -> str:
     return f"{safe_token(case_id)}.html"
 
 
-def resolve_dataset(run_dir: Path, summary: RunSummary | None, given: Path | None) -> Dataset | None:
+def resolve_dataset(run_dir: Path, summary: RunSummary | None,
+                    given: Path | None) -> Dataset | None:
     """The dataset the run judged: `given`, else the path recorded in metrics.json as it stands,
     relative to the working directory, or relative to the run directory."""
     if given is not None:
