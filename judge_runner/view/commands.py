@@ -55,9 +55,12 @@ def view_command(
 
 
 def _serve(runs: list[Path], page: Path, port: int) -> None:
+    # Only the pages are served: the folder holding every view/ directory involved.
+    from judge_runner.view.pages import VIEW_DIR
     from judge_runner.view.serve import make_server, url_of
 
-    root = Path(os.path.commonpath([p.resolve() for p in [*runs, page]]))
+    views = [page.parent, *(run / VIEW_DIR for run in runs)]
+    root = Path(os.path.commonpath([p.resolve() for p in views]))
     if root == Path(root.anchor):
         raise fail("--serve needs the pages and runs under one folder other than the root")
     try:

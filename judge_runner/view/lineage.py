@@ -40,11 +40,20 @@ class VersionRow:
     entry: LineageEntry | None
 
 
+@dataclass(frozen=True)
+class Driver:
+    """A misjudged dev case behind a candidate, with its page in the dev judgments run."""
+
+    case_id: str
+    href: str | None
+    note: str  # "judged pass, label fail"
+
+
 @dataclass
 class CandidateView:
     record: CandidateRecord
     diff: str | None
-    drivers: list[tuple[str, str | None]]  # (case id, href of its page in the dev judgments)
+    drivers: list[Driver]
     gate_index: str | None = None
     dev_index: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -120,8 +129,14 @@ def _candidate_view(evolve_dir: Path, state: EvolveState, c: CandidateRecord,
     rnd = state.rounds[c.round] if c.round < len(state.rounds) else None
     dev = runs.get((rnd.incumbent_hash[:16], "dev")) if rnd else None
     gate = runs.get((c.skill_hash[:16], "gate")) if c.skill_hash else None
-    drivers = [(case_id, _rel(dev.case_pages.get(case_id), page) if dev else None)
-               for case_id in (rnd.misjudged.get(c.strategy, []) if rnd else [])]
+    records = {r.record.case_id: r.record for r in dev.rows} if dev else {}
+    drivers = []
+    for case_id in rnd.misjudged.get(c.strategy, []) if rnd else []:
+        record = records.get(case_id)
+        note = (f"judged {record.decision.value}, label {record.label.value}"
+                if record is not None and record.label is not None else "")
+        href = _rel(dev.case_pages.get(case_id), page) if dev else None
+        drivers.append(Driver(case_id, href, note))
     view = CandidateView(record=c, diff=None, drivers=drivers,
                          gate_index=_rel(gate.index, page) if gate else None,
                          dev_index=_rel(dev.index, page) if dev else None)
