@@ -7,7 +7,7 @@ since an image would make a page that must open offline fetch a remote URL.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 from markdown_it import MarkdownIt
 from markupsafe import Markup
@@ -18,6 +18,8 @@ def _parser() -> MarkdownIt:
     return MarkdownIt("js-default").disable("image")
 
 
+@lru_cache(maxsize=512)
 def render_markdown(text: str) -> Markup:
-    """HTML of `text`; safe to insert into a page as is."""
+    """HTML of `text`; safe to insert into a page as is. Cached: the same skill is shown on the
+    page of every case that had it."""
     return Markup(_parser().render(text))  # markdown-it escaped the source
