@@ -26,7 +26,8 @@ def test_hostile_text_is_shown_escaped_never_as_markup(pages: RunPages) -> None:
         assert runs.SCRIPT not in html, path
         assert "<img src=x" not in html
         prefix = "" if path == pages.index else "../"
-        assert re.findall(r"<script\b[^>]*>", html) == [f'<script src="{prefix}assets/view.js">']
+        scripts = re.findall(r"<script\b[^>]*>", html)
+        assert scripts == [f'<script defer src="{prefix}assets/view.js">']
     case = pages.case_pages["case-0"].read_text(encoding="utf-8")
     assert "&lt;script&gt;window.__pwned = 1;" in case
     assert "&lt;img src=x onerror=alert(1)&gt;" in case
