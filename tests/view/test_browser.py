@@ -3,9 +3,12 @@ stays inert, filters and keyboard navigation work."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from judge_runner.runs.runner import RunResult
+from judge_runner.view.compare import write_compare_page
 from judge_runner.view.pages import RunPages, write_run_pages
 from tests.view import runs
 from tests.view.browser import Browser
@@ -98,3 +101,20 @@ def test_keyboard_moves_between_cases(citing_pages: RunPages, chromium: Browser)
         page.wait_for_url("**/case-0.html")
         page.keyboard.press("i")
         page.wait_for_url("**/index.html")
+
+
+def test_side_by_side_filter_shows_only_the_changed_cases(chromium: Browser,
+                                                          tmp_path: Path) -> None:
+    dataset = runs.hostile_dataset(tmp_path / "ds", n=4)
+    runs.citing_run(dataset, tmp_path / "a", runs.CitingJudge("a"))
+    runs.citing_run(dataset, tmp_path / "b", runs.CitingJudge("b", frozenset({"case-2"})))
+    page_path, _ = write_compare_page(tmp_path / "a", tmp_path / "b")
+    report = chromium.check(page_path)
+    assert report.ok, report
+    with chromium.page(page_path) as page:
+        assert page.locator("#shown").inner_text() == "4"
+        page.locator("input[name=changed]").check()
+        rows = page.locator("tbody#cases tr:not([hidden])")
+        assert rows.count() == 1 and rows.first.get_attribute("data-case") == "case-2"
+        page.locator("tbody#cases tr:not([hidden]) a", has_text="A page").click()
+        page.wait_for_url("**/a/view/cases/case-2.html")
