@@ -10,7 +10,8 @@ from disk (no server, nothing fetched) as well as through `judge-runner view --s
 
 The run is read through its public records (`verdicts.jsonl`, `metrics.json`, the per-case
 products under `cases/<id>/`); the case packages come from the dataset recorded in
-`metrics.json`, or the one given.
+`metrics.json`, or the one given. A run that has not finished (no `verdicts.jsonl` yet) is shown
+from the verdicts its store holds so far, given the dataset.
 """
 
 from __future__ import annotations
@@ -21,9 +22,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judge_runner.cases.dataset import CasePackage, Dataset
-from judge_runner.runs.records import CASES_OUT, CaseRecord, RunSummary, load_records, load_summary
+from judge_runner.judges.base import Decision
+from judge_runner.runs.records import (
+    CASES_OUT,
+    VERDICTS_FILE,
+    CaseRecord,
+    RunSummary,
+    load_records,
+    load_summary,
+)
 from judge_runner.runs.report import summary_rows
-from judge_runner.runs.runner import unverified_quotes
+from judge_runner.runs.runner import build_records, unverified_quotes
+from judge_runner.runs.store import STORE_FILE, RunStore
 from judge_runner.templates import environment
 from judge_runner.view.case import build_case_view, safe_token
 
@@ -103,20 +113,17 @@ def write_run_pages(run_dir: Path, dataset: Path | None = None,
     Raises ViewError when `run_dir` holds no finished run. A case whose package or products are
     missing or unreadable still gets a page, saying what is missing.
     """
-    try:
-        records = load_records(run_dir)
-    except (FileNotFoundError, ValueError) as exc:
-        raise ViewError(str(exc)) from exc
     summary: RunSummary | None
     try:
         summary = load_summary(run_dir)
     except (FileNotFoundError, ValueError):
         summary = None
     data = resolve_dataset(run_dir, summary, dataset)
-    problems = [] if data is not None else [
-        "the judged dataset was not found"
-        + (f" at {summary.dataset}" if summary else "")
-        + "; case packages are not shown (pass --dataset DIR)"]
+    records, problems = _records(run_dir, data)
+    if data is None:
+        problems.append("the judged dataset was not found"
+                        + (f" at {summary.dataset}" if summary else "")
+                        + "; case packages are not shown (pass --dataset DIR)")
     view_dir = run_dir / VIEW_DIR
     (view_dir / CASE_PAGES).mkdir(parents=True, exist_ok=True)
     write_assets(view_dir)
@@ -155,6 +162,24 @@ def write_run_pages(run_dir: Path, dataset: Path | None = None,
                     rows=tuple(rows))
 
 
+def _records(run_dir: Path, data: Dataset | None) -> tuple[list[CaseRecord], list[str]]:
+    """The run's case records: verdicts.jsonl of a finished run, else (a run still going or
+    stopped early) the verdicts stored so far, completed with the dataset's labels."""
+    if (run_dir / VERDICTS_FILE).is_file() or not (run_dir / STORE_FILE).is_file():
+        try:
+            return load_records(run_dir), []
+        except (FileNotFoundError, ValueError) as exc:
+            raise ViewError(str(exc)) from exc
+    if data is None:
+        raise ViewError(f"{run_dir} holds no {VERDICTS_FILE} (the run has not finished): pass "
+                        "--dataset DIR to show the verdicts stored so far")
+    with RunStore.open(run_dir) as store:
+        verdicts = store.verdicts()
+    records = build_records(data, sorted(verdicts), verdicts)
+    return records, [f"an unfinished run: {len(records)} verdicts stored so far, read from "
+                     f"{STORE_FILE}"]
+
+
 def _package(data: Dataset | None, case_id: str) -> CasePackage | None:
     if data is None:
         return None
@@ -172,7 +197,7 @@ def _flags(record: CaseRecord, unverified: int) -> tuple[str, ...]:
     flags = []
     if record.correct is False:
         flags.append("misjudged")
-    if record.decision.value in ("error", "abstain"):
+    if record.decision in (Decision.ERROR, Decision.ABSTAIN):
         flags.append(record.decision.value)
     if record.verdict.unsupported:
         flags.append("unsupported")

@@ -92,3 +92,17 @@ def test_page_names_of_unsafe_ids_are_distinct() -> None:
     assert page_name("case-1") == "case-1.html"
     assert page_name("a/b") != page_name("a_b")
     assert "/" not in page_name("../etc")
+
+
+def test_an_unfinished_run_is_shown_from_its_store(citing: RunResult, hostile: Dataset,
+                                                   tmp_path: Path) -> None:
+    run = tmp_path / "unfinished"
+    shutil.copytree(citing.run_dir, run)
+    (run / "verdicts.jsonl").unlink()
+    (run / "metrics.json").unlink()
+    with pytest.raises(ViewError, match="pass --dataset DIR"):
+        write_run_pages(run)
+    pages = write_run_pages(run, hostile.root)
+    assert sorted(pages.case_pages) == ["case-0", "case-1", "case-2"]
+    assert "an unfinished run: 3 verdicts stored so far" in pages.index.read_text()
+    assert pages.rows[0].flags == ("misjudged", "unverified")
