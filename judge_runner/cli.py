@@ -54,8 +54,10 @@ def _register_stages() -> None:
     from judge_runner.sandbox import commands as sandbox
     from judge_runner.skills import commands as skills
     from judge_runner.splits import commands as splits
+    from judge_runner.view import commands as view
 
-    for stage in (ingest, sandbox, skills, judges, splits, runs, evolve, harbor, checklist):
+    for stage in (ingest, sandbox, skills, judges, splits, runs, view, evolve, harbor,
+                  checklist):
         stage.register(app)
 
 

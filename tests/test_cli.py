@@ -8,7 +8,7 @@ from typer.core import TyperGroup
 from judge_runner.cli import app
 
 COMMANDS = {"schema", "import", "validate", "show", "judge", "eval", "compare", "verdicts",
-            "select", "sandbox", "skills", "bench", "evolve", "harbor", "checklist"}
+            "select", "view", "sandbox", "skills", "bench", "evolve", "harbor", "checklist"}
 
 
 def test_every_stage_is_registered() -> None:
