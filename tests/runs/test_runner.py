@@ -107,6 +107,16 @@ def test_missing_case_is_a_clear_error_before_judging(tmp_path: Path) -> None:
     assert _calls(tmp_path) == []
 
 
+def test_path_like_case_ids_are_refused_before_judging(tmp_path: Path) -> None:
+    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(2)))
+    outside = write_dataset(tmp_path / "outside", mixed_specs(1)) / "cases" / "case-000"
+    for bad in ("../cases/case-001", str(outside), "cases/../cases/case-000"):
+        with pytest.raises(MissingCasesError, match="not case ids"):
+            run_eval(_judge(tmp_path), ds, ["case-000", bad], tmp_path / "run",
+                     progress=False, write_reports=False)
+    assert _calls(tmp_path) == [] and not (tmp_path / "run").exists()
+
+
 def test_unlabeled_pool_has_no_metrics(tmp_path: Path) -> None:
     specs = [Spec(f"c{i}", "t", None, None, "pass") for i in range(3)]
     ds = Dataset(write_dataset(tmp_path / "ds", specs))
