@@ -11,7 +11,8 @@ attached stdin/stdout, so a command costs one fork/exec inside the container ins
   of ``scratch_mb`` each, counted against the memory limit;
 - ``network_mode=none`` (only a loopback interface with nothing listening);
 - a non-root user (uid 10001), all capabilities dropped, ``no-new-privileges``;
-- memory (swap included), CPU and pids limits from `SandboxLimits`.
+- memory (swap included), CPU and pids limits from `SandboxLimits`;
+- log driver ``none``: nothing the container prints is written to the host's disk.
 
 The container is removed by ``close()``, which ``__exit__`` calls whatever the exception
 (Ctrl-C included); an ``atexit`` hook and a SIGTERM/SIGHUP handler (see
@@ -32,6 +33,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from judge_runner import cancel
 from judge_runner.log import get_logger
 from judge_runner.sandbox import engine, wrapper
 from judge_runner.sandbox.base import (
@@ -159,6 +161,10 @@ class DockerSandbox(ClosedOnExit):
             nano_cpus=int(lim.cpus * 1e9),
             pids_limit=lim.pids,
             ipc_mode="private",
+            # No log driver: the command server's output reaches us over the attach stream
+            # only. The default json-file driver would keep every frame on the host's disk
+            # (one JSON record per line: ~30x the output) until the container is removed.
+            log_config=engine.sdk().types.LogConfig(type="none"),
         )
         try:
             created = self._api.create_container(
@@ -388,8 +394,13 @@ def _warn_no_signal_cleanup() -> None:
 
 
 def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
-    """Remove the containers first, then unwind with SystemExit (so `with` blocks and atexit
-    still run). Removing first matters: worker threads would otherwise go on judging until
-    their case ends, and a SIGKILL that often follows a SIGTERM would leave the containers."""
+    """Cancel the process's runs, remove the containers, then unwind with `cancel.Terminated`
+    (a SystemExit, so `with` blocks and atexit still run; the CLI reports it like Ctrl-C).
+
+    Cancelling first makes the cases whose sandbox is about to vanish end as cancelled (never
+    stored) rather than as errors. Removing before unwinding matters: worker threads would
+    otherwise go on until their next safe point, and a SIGKILL that often follows a SIGTERM
+    would leave the containers."""
+    cancel.cancel_active()
     close_all()
-    raise SystemExit(128 + signum)
+    raise cancel.Terminated(signum)
