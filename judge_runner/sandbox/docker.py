@@ -67,6 +67,10 @@ _COMMAND_ENV = {
 }
 # How long a fresh container may take until its command server answers.
 _READY_TIMEOUT = 30.0
+# Bound on each engine call made to remove a container, so that a starved engine cannot hold a
+# closing (or terminating) process for long; what a timed-out removal leaves, `sandbox prune`
+# removes.
+CLEANUP_TIMEOUT = 15.0
 
 
 class DockerSandbox(ClosedOnExit):
@@ -201,6 +205,7 @@ class DockerSandbox(ClosedOnExit):
             return
         self._closed = True
         _unregister(self)
+        self._api.timeout = CLEANUP_TIMEOUT
         # Container first: a thread waiting on the channel then sees it end and raises,
         # where closing our end first could leave it waiting until its deadline.
         self._remove(self._container_id or self.name)
@@ -209,6 +214,8 @@ class DockerSandbox(ClosedOnExit):
         self._client.close()
 
     def _remove(self, ref: str) -> None:
+        """Forced removal: the engine SIGKILLs whatever runs (no stop grace period) and deletes
+        the container in one call."""
         docker_errors = engine.errors()
         try:
             self._api.remove_container(ref, force=True, v=True)
@@ -352,11 +359,20 @@ def _unregister(box: DockerSandbox) -> None:
 
 
 def close_all() -> None:
-    """Remove every container this process still holds."""
+    """Remove every container this process still holds, all at once (one thread each), and
+    return within about `CLEANUP_TIMEOUT` however slow the engine is."""
     with _LIVE_LOCK:
         boxes = list(_LIVE.values())
-    for box in boxes:
-        box.close()
+    if len(boxes) == 1:
+        boxes[0].close()
+        return
+    closers = [threading.Thread(target=box.close, name=f"close-{box.name}", daemon=True)
+               for box in boxes]
+    for closer in closers:
+        closer.start()
+    deadline = time.monotonic() + CLEANUP_TIMEOUT + 5
+    for closer in closers:
+        closer.join(max(0.0, deadline - time.monotonic()))
 
 
 def install_cleanup_hooks() -> None:
