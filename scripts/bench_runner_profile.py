@@ -14,8 +14,11 @@ take if the runner, the sandboxes and the judge cost nothing. Efficiency = ideal
 The c=1 baseline uses shorter sessions (`--baseline-turns`) to stay short; it gives the fixed
 cost per case and per turn that the higher concurrencies must hide.
 
-    .venv/bin/python scripts/bench_runner_profile.py [--cases 32] [--concurrency 1 4 16]
-        [--turns 20] [--baseline-turns 6] [--seed 0]
+    .venv/bin/python scripts/bench_runner_profile.py [--waves 2] [--concurrency 1 4 16]
+        [--turns 20] [--baseline-turns 6] [--baseline-cases 3] [--seed 0]
+
+At concurrency c the run judges `--waves` × c cases, so the second wave's sandboxes start while
+the first wave's sessions are under way, as in a long run.
 
 Needs a Docker engine and the judge image. Prints JSON; exits 1 when efficiency at the highest
 concurrency is below 90 %.
@@ -127,7 +130,7 @@ def profile(work: Path, n_cases: int, turns: int, concurrency: int, seed: int) -
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--cases", type=int, default=32)
+    parser.add_argument("--waves", type=int, default=2)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16])
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--baseline-turns", type=int, default=6)
@@ -143,7 +146,7 @@ def main() -> int:
                 rows["1"] = profile(Path(tmp), args.baseline_cases, args.baseline_turns, 1,
                                     args.seed)
             else:
-                rows[str(c)] = profile(Path(tmp), args.cases, args.turns, c, args.seed)
+                rows[str(c)] = profile(Path(tmp), args.waves * c, args.turns, c, args.seed)
             print(json.dumps({f"c={c}": rows[str(c)]}), file=sys.stderr, flush=True)
     top = rows[str(max(args.concurrency))]
     report = {"seed": args.seed, "latency_per_turn_s": [MIN_LATENCY_S, MAX_LATENCY_S],
