@@ -80,12 +80,12 @@ def exec_command(
     from judge_runner.cases.folder import NotACaseFolderError, case_folder
 
     try:
-        case_folder(case_dir)
+        case = case_folder(case_dir)
     except NotACaseFolderError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     try:
-        with open_sandbox(sandbox, case_dir, limits=SandboxLimits(exec_timeout=timeout)) as box:
+        with open_sandbox(sandbox, case, limits=SandboxLimits(exec_timeout=timeout)) as box:
             result = box.exec(command)
     except SandboxError as exc:
         typer.echo(f"error: {exc}", err=True)
