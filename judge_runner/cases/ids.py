@@ -1,18 +1,20 @@
 """What a case id may be: the name of one folder directly under ``cases/``.
 
-Ids come from the importer (`<task slug>__<10 hex>`) or from hand-written split files and
-command lines; those are data, so every id taken from outside is checked before it is joined
-to a path. A valid id is one path component that cannot climb or hide: it starts with a
-letter or digit and holds only letters, digits, ``.``, ``_`` and ``-`` (so no ``/``, ``\\``,
-``..`` component, leading dot, space or control character), at most 200 characters.
+Ids come from the importer (`<task slug>__<10 hex>`, letters, digits, ``.``, ``_``, ``-``) or
+from hand-written split files and command lines; those are data, so every id taken from outside
+is checked before it is joined to a path. The rule is what keeps the join inside ``cases/``:
+one path component — not empty, no ``/`` or ``\\``, not ``.`` or ``..``, no NUL or other
+control character (a line break in a name would also forge a split file's lines), not
+surrounded by spaces, at most 255 bytes (a file name's limit). Anything else a folder name may
+hold (``case-<b>``, a space inside) is a valid id; whether the dataset has that case is a
+separate check.
 """
 
 from __future__ import annotations
 
-import re
+import unicodedata
 
-MAX_CASE_ID_CHARS = 200
-_CASE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+MAX_CASE_ID_BYTES = 255
 
 
 def case_id_problem(text: str) -> str | None:
@@ -20,12 +22,15 @@ def case_id_problem(text: str) -> str | None:
     if not text:
         return "empty case id"
     if "/" in text or "\\" in text:
-        return "a path, not a case id (split files hold case ids only)"
-    if len(text) > MAX_CASE_ID_CHARS:
-        return f"longer than {MAX_CASE_ID_CHARS} characters"
-    if not _CASE_ID.fullmatch(text):
-        return ("not a case id (letters, digits, '.', '_' and '-' only, starting with a "
-                "letter or digit)")
+        return "a path, not a case id"
+    if text in (".", ".."):
+        return "a relative path step, not a case id"
+    if any(unicodedata.category(ch) == "Cc" for ch in text):
+        return "a control character in a case id"
+    if text != text.strip():
+        return "spaces around a case id"
+    if len(text.encode("utf-8", errors="surrogatepass")) > MAX_CASE_ID_BYTES:
+        return f"longer than {MAX_CASE_ID_BYTES} bytes"
     return None
 
 

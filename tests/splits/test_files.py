@@ -25,6 +25,6 @@ def test_every_line_that_is_not_a_case_id_is_named(tmp_path: Path) -> None:
     message = str(caught.value)
     assert f"{path}:2: ../cases/case-b (a path" in message
     assert f"{path}:4: /abs/ds/cases/case-d (a path" in message
-    assert f"{path}:5: .. (not a case id" in message
-    assert f"{path}:6: 'bad\\x01id' (not a case id" in message
+    assert f"{path}:5: .. (a relative path step" in message
+    assert f"{path}:6: 'bad\\x01id' (a control character" in message
     assert f"{path}:1:" not in message and f"{path}:3:" not in message
