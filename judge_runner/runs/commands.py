@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -10,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from judge_runner import cancel
 from judge_runner.cases.dataset import Dataset
 from judge_runner.cli_support import fail
 from judge_runner.judges.base import Judge
@@ -58,13 +60,22 @@ def resolve_split(dataset: Dataset, split: str | None, bench: Path | None) -> tu
         return "all", dataset.case_ids()
     as_file = Path(split)
     if as_file.is_file():
-        return as_file.stem, read_split(as_file)
+        return as_file.stem, _read_split_or_exit(as_file)
     bench_dir = bench if bench is not None else dataset.root / BENCH_DIR
     path = bench_dir / f"{split}.txt"
     if not path.is_file():
         raise fail(f"split {split!r}: neither a file nor {path} "
                     "(run `judge-runner bench build` / `bench gate`, or pass --bench DIR)")
-    return split, read_split(path)
+    return split, _read_split_or_exit(path)
+
+
+def _read_split_or_exit(path: Path) -> list[str]:
+    """Case ids of a split file; exit 2 naming every line that is not a case id (a path such as
+    ../cases/<id> would judge a folder outside the dataset) or an unreadable file."""
+    try:
+        return read_split(path)
+    except (OSError, ValueError) as exc:
+        raise fail(str(exc)) from exc
 
 
 def _default_run_dir(judge: Judge, split: str) -> Path:
@@ -82,9 +93,17 @@ def execute(
     except (MissingCasesError, ConfigMismatchError) as exc:
         raise fail(str(exc)) from exc
     except KeyboardInterrupt:
-        typer.echo(f"interrupted: verdicts judged so far are kept in {run_dir}; run the same "
-                   "command again to judge the rest", err=True)
-        raise typer.Exit(130) from None
+        raise _interrupted(run_dir, "Ctrl-C", 130) from None
+    except cancel.Terminated as exc:
+        raise _interrupted(run_dir, signal.Signals(exc.signum).name, 128 + exc.signum) from None
+
+
+def _interrupted(run_dir: Path, cause: str, status: int) -> typer.Exit:
+    """Say what a stopped run kept; the exit status is 128 + the signal number (130 for Ctrl-C,
+    143 for SIGTERM, 129 for SIGHUP), as a shell reports a process that signal ended."""
+    typer.echo(f"interrupted ({cause}): verdicts judged so far are kept in {run_dir}; run the "
+               "same command again to judge the rest", err=True)
+    return typer.Exit(status)
 
 
 def eval_command(

@@ -32,6 +32,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from judge_runner import cancel
 from judge_runner.cases.dataset import CasePackage, Dataset
+from judge_runner.cases.ids import case_id_problem
 from judge_runner.cases.validate import package_problems
 from judge_runner.jsonl import write_models
 from judge_runner.judges.base import Decision, Judge, Verdict
@@ -66,7 +67,7 @@ class RunResult:
 
 
 class MissingCasesError(ValueError):
-    """Requested case ids that the dataset does not contain."""
+    """Requested case ids that the dataset does not contain, or that are not case ids at all."""
 
 
 def run_eval(
@@ -81,13 +82,18 @@ def run_eval(
 ) -> RunResult:
     """Judge `case_ids` of `dataset` into `run_dir`, resuming from its store.
 
-    Raises MissingCasesError before judging anything when an id is not in the dataset, and
+    Raises MissingCasesError before judging anything when an id is not a case id (a path such
+    as ``../cases/<id>``, see `judge_runner.cases.ids`) or not in the dataset, and
     ConfigMismatchError when `run_dir` belongs to another judge configuration. Case-level
     failures never raise: they become ERROR verdicts.
     """
     if concurrency < 1:
         raise ValueError(f"concurrency must be at least 1, got {concurrency}")
     case_ids = sorted(dict.fromkeys(case_ids))
+    invalid = [f"{c!r} ({problem})" for c in case_ids if (problem := case_id_problem(c))]
+    if invalid:
+        raise MissingCasesError(f"{len(invalid)} requested id(s) are not case ids: "
+                                + ", ".join(invalid[:10]) + (" ..." if len(invalid) > 10 else ""))
     missing = [c for c in case_ids if not (dataset.cases_dir / c / "case.json").is_file()]
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
@@ -129,10 +135,10 @@ def _judge_all(
 ) -> None:
     """Judge `todo` on a thread pool, storing each verdict as it arrives.
 
-    On an interrupt (KeyboardInterrupt, or the SystemExit of a SIGTERM handler) nothing queued
-    starts, the cases in flight are cancelled at their next safe point (see `cancel`), verdicts
-    that finished meanwhile are stored, and the interrupt propagates. Cancelled cases are not
-    stored, so the next run judges them again.
+    On an interrupt (KeyboardInterrupt, or the `cancel.Terminated` of a SIGTERM/SIGHUP handler)
+    nothing queued starts, the cases in flight are cancelled at their next safe point (see
+    `cancel`), verdicts that finished meanwhile are stored, and the interrupt propagates.
+    Cancelled cases are not stored, so the next run judges them again.
     """
     # Workers only judge; the calling thread is the single writer of the store.
     cancelled = threading.Event()
@@ -148,26 +154,28 @@ def _judge_all(
 
     pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="judge")
     futures: list[Future[Verdict]] = []
-    try:
-        for case_id in todo:
-            futures.append(pool.submit(_judge_in_scope, cancelled, judge, dataset.case(case_id),
-                                       run_dir / CASES_OUT / case_id))
-        for future in as_completed(futures):
-            keep(future.result())
-    except BaseException:
-        cancelled.set()
-        pool.shutdown(wait=True, cancel_futures=True)
-        finished = [f.result() for f in futures
-                    if f.done() and not f.cancelled() and f.exception() is None]
-        late = [v for v in finished if v.case_id not in stored and v.error != cancel.CANCELLED]
-        for verdict in sorted(late, key=lambda v: v.case_id):
-            keep(verdict)
-        log.info("run_interrupted", stored_now=len(stored),
-                 cancelled=sum(1 for v in finished if v.error == cancel.CANCELLED),
-                 not_started=sum(1 for f in futures if f.cancelled()))
-        raise
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+    # Registered as active, a SIGTERM/SIGHUP handler cancels this run before anything else.
+    with cancel.active(cancelled):
+        try:
+            for case_id in todo:
+                futures.append(pool.submit(_judge_in_scope, cancelled, judge, dataset.case(case_id),
+                                           run_dir / CASES_OUT / case_id))
+            for future in as_completed(futures):
+                keep(future.result())
+        except BaseException:
+            cancelled.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            finished = [f.result() for f in futures
+                        if f.done() and not f.cancelled() and f.exception() is None]
+            late = [v for v in finished if v.case_id not in stored and v.error != cancel.CANCELLED]
+            for verdict in sorted(late, key=lambda v: v.case_id):
+                keep(verdict)
+            log.info("run_interrupted", stored_now=len(stored),
+                     cancelled=sum(1 for v in finished if v.error == cancel.CANCELLED),
+                     not_started=sum(1 for f in futures if f.cancelled()))
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _judge_in_scope(event: threading.Event, judge: Judge, case: CasePackage,
@@ -184,7 +192,8 @@ def _judge_in_scope(event: threading.Event, judge: Judge, case: CasePackage,
 def judge_one(judge: Judge, case: CasePackage, out_dir: Path) -> Verdict:
     """Run the judge on one case; an exception or a wrong case id becomes an ERROR verdict.
 
-    A cancelled run (see `cancel`) ends the case as an ERROR with reason `cancel.CANCELLED`.
+    A cancelled run (see `cancel`) ends the case as an ERROR with reason `cancel.CANCELLED`,
+    and so does any other error the case ends with once the run is cancelled.
     A package that is unsafe to judge (a label or evidence file inside it, an artifact stored
     outside `artifacts/`, see `package_problems`) is never shown to the judge: it is an ERROR
     verdict naming the problems. Every ERROR made here also rewrites the case's products, so no
@@ -207,7 +216,13 @@ def judge_one(judge: Judge, case: CasePackage, out_dir: Path) -> Verdict:
     except cancel.Cancelled:  # a judge that lets the cancellation through
         return error(cancel.CANCELLED)
     except Exception as exc:  # a judge must not raise; if it does, the case is an error
+        if cancel.requested():  # e.g. its sandbox was removed by the SIGTERM handler
+            return error(cancel.CANCELLED)
         return error(f"judge raised {type(exc).__name__}: {exc}")
+    if verdict.decision is Decision.ERROR and cancel.requested():
+        # An error once the run is cancelled is the cancellation's doing, not the case's:
+        # stored, it would make the next run skip a case that was never judged.
+        return error(cancel.CANCELLED)
     if verdict.case_id != case_id:
         return error(f"judge returned a verdict for {verdict.case_id!r}")
     if verdict.duration_s == 0.0:

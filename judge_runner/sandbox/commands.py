@@ -65,15 +65,27 @@ def status_command() -> None:
 
 @sandbox_app.command("exec")
 def exec_command(
-    case_dir: Annotated[Path, typer.Argument(help="A case package directory (cases/<id>).")],
+    case_dir: Annotated[Path, typer.Argument(
+        help="A case folder: DATASET/cases/<id> with a valid case.json.")],
     command: Annotated[str, typer.Argument(help="Shell command, run with bash in /case.")],
     sandbox: Annotated[str, typer.Option("--sandbox", help=f"One of {', '.join(KINDS)}.")]
     = "auto",
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds.")] = 60.0,
 ) -> None:
-    """Run one command in a fresh sandbox for a case, print its output, exit with its status."""
+    """Run one command in a fresh sandbox for a case, print its output, exit with its status.
+
+    CASE_DIR must be a case folder (DATASET/cases/<id> holding a valid case.json); a dataset
+    root, evidence/<id> or any other folder is refused (exit 2), so labels and verifier output
+    are never mounted."""
+    from judge_runner.cases.folder import NotACaseFolderError, case_folder
+
     try:
-        with open_sandbox(sandbox, case_dir, limits=SandboxLimits(exec_timeout=timeout)) as box:
+        case = case_folder(case_dir)
+    except NotACaseFolderError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    try:
+        with open_sandbox(sandbox, case, limits=SandboxLimits(exec_timeout=timeout)) as box:
             result = box.exec(command)
     except SandboxError as exc:
         typer.echo(f"error: {exc}", err=True)

@@ -11,7 +11,8 @@ attached stdin/stdout, so a command costs one fork/exec inside the container ins
   of ``scratch_mb`` each, counted against the memory limit;
 - ``network_mode=none`` (only a loopback interface with nothing listening);
 - a non-root user (uid 10001), all capabilities dropped, ``no-new-privileges``;
-- memory (swap included), CPU and pids limits from `SandboxLimits`.
+- memory (swap included), CPU and pids limits from `SandboxLimits`;
+- log driver ``none``: nothing the container prints is written to the host's disk.
 
 The container is removed by ``close()``, which ``__exit__`` calls whatever the exception
 (Ctrl-C included); an ``atexit`` hook and a SIGTERM/SIGHUP handler (see
@@ -32,6 +33,7 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
+from judge_runner import cancel
 from judge_runner.log import get_logger
 from judge_runner.sandbox import engine, wrapper
 from judge_runner.sandbox.base import (
@@ -65,6 +67,10 @@ _COMMAND_ENV = {
 }
 # How long a fresh container may take until its command server answers.
 _READY_TIMEOUT = 30.0
+# Bound on each engine call made to remove a container, so that a starved engine cannot hold a
+# closing (or terminating) process for long; what a timed-out removal leaves, `sandbox prune`
+# removes.
+CLEANUP_TIMEOUT = 15.0
 
 
 class DockerSandbox(ClosedOnExit):
@@ -159,6 +165,10 @@ class DockerSandbox(ClosedOnExit):
             nano_cpus=int(lim.cpus * 1e9),
             pids_limit=lim.pids,
             ipc_mode="private",
+            # No log driver: the command server's output reaches us over the attach stream
+            # only. The default json-file driver would keep every frame on the host's disk
+            # (one JSON record per line: ~30x the output) until the container is removed.
+            log_config=engine.sdk().types.LogConfig(type="none"),
         )
         try:
             created = self._api.create_container(
@@ -195,6 +205,7 @@ class DockerSandbox(ClosedOnExit):
             return
         self._closed = True
         _unregister(self)
+        self._api.timeout = CLEANUP_TIMEOUT
         # Container first: a thread waiting on the channel then sees it end and raises,
         # where closing our end first could leave it waiting until its deadline.
         self._remove(self._container_id or self.name)
@@ -203,6 +214,8 @@ class DockerSandbox(ClosedOnExit):
         self._client.close()
 
     def _remove(self, ref: str) -> None:
+        """Forced removal: the engine SIGKILLs whatever runs (no stop grace period) and deletes
+        the container in one call."""
         docker_errors = engine.errors()
         try:
             self._api.remove_container(ref, force=True, v=True)
@@ -346,11 +359,20 @@ def _unregister(box: DockerSandbox) -> None:
 
 
 def close_all() -> None:
-    """Remove every container this process still holds."""
+    """Remove every container this process still holds, all at once (one thread each), and
+    return within about `CLEANUP_TIMEOUT` however slow the engine is."""
     with _LIVE_LOCK:
         boxes = list(_LIVE.values())
-    for box in boxes:
-        box.close()
+    if len(boxes) == 1:
+        boxes[0].close()
+        return
+    closers = [threading.Thread(target=box.close, name=f"close-{box.name}", daemon=True)
+               for box in boxes]
+    for closer in closers:
+        closer.start()
+    deadline = time.monotonic() + CLEANUP_TIMEOUT + 5
+    for closer in closers:
+        closer.join(max(0.0, deadline - time.monotonic()))
 
 
 def install_cleanup_hooks() -> None:
@@ -388,8 +410,13 @@ def _warn_no_signal_cleanup() -> None:
 
 
 def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
-    """Remove the containers first, then unwind with SystemExit (so `with` blocks and atexit
-    still run). Removing first matters: worker threads would otherwise go on judging until
-    their case ends, and a SIGKILL that often follows a SIGTERM would leave the containers."""
+    """Cancel the process's runs, remove the containers, then unwind with `cancel.Terminated`
+    (a SystemExit, so `with` blocks and atexit still run; the CLI reports it like Ctrl-C).
+
+    Cancelling first makes the cases whose sandbox is about to vanish end as cancelled (never
+    stored) rather than as errors. Removing before unwinding matters: worker threads would
+    otherwise go on until their next safe point, and a SIGKILL that often follows a SIGTERM
+    would leave the containers."""
+    cancel.cancel_active()
     close_all()
-    raise SystemExit(128 + signum)
+    raise cancel.Terminated(signum)

@@ -18,8 +18,41 @@ def write_split(path: Path, case_ids: Iterable[str]) -> None:
     path.write_text("".join(f"{c}\n" for c in sorted(case_ids)), encoding="utf-8")
 
 
+class SplitFileError(ValueError):
+    """A split file holds something other than case ids; the message names each bad line as
+    ``file:line: text (reason)``."""
+
+
 def read_split(path: Path) -> list[str]:
-    """Case ids of a split file; blank lines and `#` comments are ignored. OSError when the
-    file cannot be read."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return [s for s in (line.split("#", 1)[0].strip() for line in lines) if s]
+    """Case ids of a split file, one a line; blank lines and `#` comments are ignored.
+
+    Only case ids are accepted (see `judge_runner.cases.ids`): a path such as
+    ``../cases/<id>`` or ``/abs/cases/<id>`` would make the run judge a folder other than
+    ``cases/<id>`` of the dataset, so any such line refuses the whole file before anything is
+    judged.
+
+    Raises:
+        OSError: the file cannot be read.
+        SplitFileError: some line is not a case id (all such lines are named, up to 10).
+    """
+    # Imported here: judge_runner.cases pulls in the pydantic models, and this module must stay
+    # cheap to import (see the module docstring).
+    from judge_runner.cases.ids import case_id_problem
+
+    ids: list[str] = []
+    bad: list[str] = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        text = line.split("#", 1)[0].strip()
+        if not text:
+            continue
+        problem = case_id_problem(text)
+        if problem is None:
+            ids.append(text)
+        else:
+            shown_text = text if text.isprintable() else repr(text)
+            bad.append(f"{path}:{number}: {shown_text} ({problem})")
+    if bad:
+        shown = "\n  ".join(bad[:10]) + (f"\n  ... and {len(bad) - 10} more" if len(bad) > 10
+                                         else "")
+        raise SplitFileError(f"{path}: split files hold case ids only; refused:\n  {shown}")
+    return ids

@@ -72,6 +72,29 @@ def test_eval_bad_input_is_a_clear_error(tmp_path: Path) -> None:
     assert done.returncode == 2 and "unknown judge 'nosuch'" in done.stderr
 
 
+def test_split_file_with_paths_is_refused_before_anything_is_judged(tmp_path: Path) -> None:
+    """A split line such as ../cases/<id> or an absolute case path would judge a folder other
+    than the dataset's own cases/<id> (an absolute one: a case from anywhere, mounted for the
+    judge); the whole file is refused with exit 2, naming each such line."""
+    ds = write_dataset(tmp_path / "ds", mixed_specs(3))
+    outside = write_dataset(tmp_path / "outside", mixed_specs(1))
+    split = tmp_path / "split.txt"
+    split.write_text(f"case-000\n../cases/case-001\n# a comment\n"
+                     f"{outside / 'cases' / 'case-000'}\ncase-002\n")
+    done = subprocess.run(_cmd("eval", str(ds), "--judge", FACTORY, "--split", str(split),
+                               "--run-dir", str(tmp_path / "run"), "--no-progress"),
+                          env=_env(tmp_path, 0.0), cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "KeyError" not in done.stderr
+    message = " ".join(done.stderr.split())
+    assert f"{split}:2: ../cases/case-001 (a path" in message
+    assert f"{split}:4: {outside / 'cases' / 'case-000'} (a path" in message
+    assert f"{split}:1:" not in message and f"{split}:5:" not in message
+    assert not (tmp_path / "calls.log").exists(), "nothing may be judged"
+    assert not (tmp_path / "run").exists()
+
+
 def test_every_judging_command_needs_a_skill_choice_for_the_agent(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
@@ -208,10 +231,13 @@ def _containers_of(pid: int) -> list[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 @pytest.mark.parametrize("sandbox", ["local", "docker"])
 def test_ctrl_c_cancels_in_flight_agent_sessions_and_rerun_finishes(
-    tmp_path: Path, sandbox: str, request: pytest.FixtureRequest
+    tmp_path: Path, sandbox: str, signum: signal.Signals, request: pytest.FixtureRequest
 ) -> None:
+    """Ctrl-C and SIGTERM take the same path: in-flight cases are cancelled (not stored),
+    the message says where the kept verdicts are, and the exit status is 128 + the signal."""
     if sandbox == "docker":
         request.getfixturevalue("docker_engine")
     totals = {f"case-{i}": 42 if i % 2 else 40 for i in range(5)}
@@ -237,11 +263,13 @@ def test_ctrl_c_cancels_in_flight_agent_sessions_and_rerun_finishes(
         time.sleep(1.0)  # the slow cases are now inside their sessions
         assert proc.poll() is None, proc.communicate()
         interrupted_at = time.monotonic()
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signum)
         _, stderr = proc.communicate(timeout=30)
         exit_s = time.monotonic() - interrupted_at
-        assert proc.returncode == 130, stderr
-        assert "interrupted" in stderr and "run the same command again" in stderr
+        assert proc.returncode == 128 + signum, stderr
+        cause = "Ctrl-C" if signum == signal.SIGINT else "SIGTERM"
+        assert f"interrupted ({cause})" in stderr and "run the same command again" in stderr
+        assert "Traceback" not in stderr
         # one model call in flight (3 s) plus process teardown; not the many 3 s turns left in
         # each slow session (the bound leaves room for a loaded machine)
         assert exit_s < 8.0, f"took {exit_s:.1f}s to stop"

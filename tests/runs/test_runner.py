@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 
 import pytest
 
+from judge_runner import cancel
 from judge_runner.cases import ArtifactProvenance, ArtifactRecord, CasePackage, Dataset
 from judge_runner.cases.models import Domain, Label
 from judge_runner.judges.base import Decision, Plan, PlanItem, Verdict
@@ -108,6 +110,16 @@ def test_missing_case_is_a_clear_error_before_judging(tmp_path: Path) -> None:
     assert _calls(tmp_path) == []
 
 
+def test_path_like_case_ids_are_refused_before_judging(tmp_path: Path) -> None:
+    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(2)))
+    outside = write_dataset(tmp_path / "outside", mixed_specs(1)) / "cases" / "case-000"
+    for bad in ("../cases/case-001", str(outside), "cases/../cases/case-000"):
+        with pytest.raises(MissingCasesError, match="not case ids"):
+            run_eval(_judge(tmp_path), ds, ["case-000", bad], tmp_path / "run",
+                     progress=False, write_reports=False)
+    assert _calls(tmp_path) == [] and not (tmp_path / "run").exists()
+
+
 def test_unlabeled_pool_has_no_metrics(tmp_path: Path) -> None:
     specs = [Spec(f"c{i}", "t", None, None, "pass") for i in range(3)]
     ds = Dataset(write_dataset(tmp_path / "ds", specs))
@@ -199,3 +211,42 @@ def test_a_verdict_for_another_case_is_an_error_with_its_own_products(tmp_path: 
     assert verdict.decision is Decision.ERROR and verdict.case_id == "case-000"
     assert read_verdict(out) == verdict
     assert (out / PLAN_FILE).read_text() == NO_PLAN
+
+
+class _ErrorsWhenCancelled:
+    """Stands for a judge whose sandbox was removed by a SIGTERM handler mid-case: the run is
+    cancelled while it works, and it then ends with an error (or raises)."""
+
+    name = "errors-when-cancelled"
+
+    def __init__(self, event: threading.Event, raises: bool) -> None:
+        self.event = event
+        self.raises = raises
+
+    def config(self) -> dict[str, object]:
+        return {}
+
+    def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
+        self.event.set()
+        if self.raises:
+            raise RuntimeError("sandbox jr-x: its command server exited")
+        return Verdict(case_id=case.root.name, judge=self.name, decision=Decision.ERROR,
+                       error="sandbox jr-x: its command server exited")
+
+
+@pytest.mark.parametrize("raises", [False, True])
+def test_an_error_once_the_run_is_cancelled_counts_as_cancelled(
+    tmp_path: Path, raises: bool
+) -> None:
+    """Stored, such an error would make the next run skip a case that was never judged."""
+    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(1)))
+    event = threading.Event()
+    with cancel.scope(event):
+        verdict = judge_one(_ErrorsWhenCancelled(event, raises), ds.case("case-000"),
+                            tmp_path / "out")
+    assert verdict.decision is Decision.ERROR and verdict.error == cancel.CANCELLED
+    assert read_verdict(tmp_path / "out") == verdict
+    # Outside a cancelled run the same error is the case's own.
+    kept = judge_one(_ErrorsWhenCancelled(threading.Event(), raises), ds.case("case-000"),
+                     tmp_path / "out2")
+    assert kept.error is not None and "command server exited" in kept.error

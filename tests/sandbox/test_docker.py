@@ -210,6 +210,40 @@ def test_100_mb_of_output_is_capped_and_marked_while_streaming(
     assert peak < 16 * 1024 * 1024, f"host buffered {peak} bytes"
 
 
+def _container_dir(container_id: str) -> Path:
+    client = docker_client()
+    try:
+        return Path(client.api.info()["DockerRootDir"]) / "containers" / container_id
+    finally:
+        client.close()
+
+
+def test_output_leaves_nothing_on_the_hosts_disk(
+    docker_engine: None, planted: Planted, test_labels: dict[str, str]
+) -> None:
+    """The engine keeps no log of the container: with the default json-file driver every line
+    the command server relays was stored under the container's folder (~30x the output, for
+    as long as the container exists)."""
+    with _open(planted.case_dir, test_labels) as sandbox:
+        client = docker_client()
+        try:
+            info = client.api.inspect_container(sandbox.container_id)
+        finally:
+            client.close()
+        assert info["HostConfig"]["LogConfig"]["Type"] == "none"
+        assert info["LogPath"] == ""
+        folder = _container_dir(sandbox.container_id)
+        lines = sandbox.exec("yes | head -c 10000000; seq 1 200000 >&2")
+        binary = sandbox.exec("head -c 10000000 /dev/urandom")
+        assert lines.exit_code == 0 and lines.truncated and lines.stdout.startswith("y\ny\n")
+        assert binary.exit_code == 0 and binary.truncated
+        if folder.is_dir():  # the engine's data root is readable (root, the CI machine)
+            logs = [p for p in folder.rglob("*") if p.is_file() and "log" in p.name]
+            assert logs == [], f"the engine logged the container's output: {logs}"
+            stored = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+            assert stored < 1_000_000, f"{stored} bytes under {folder}"
+
+
 def test_memory_exhaustion_is_contained(
     docker_engine: None, planted: Planted, test_labels: dict[str, str]
 ) -> None:
