@@ -21,7 +21,7 @@ def test_every_tool_result_names_its_call_id_in_the_text(
     fake_api.push(*sessions.good_session(41))
     verdict = agent(fake_api).judge(dataset.case("c-fail"), tmp_path / "out")
     assert verdict.decision == Decision.FAIL, verdict.error
-    results = [r for body in fake_api.bodies[1:] for r in sessions.tool_results(body)]
+    results = [r for body in fake_api.bodies[1:] for r in sessions.raw_tool_results(body)]
     assert len(results) == 5
     for result in results:
         assert result["content"].startswith(f"call id: {result['tool_use_id']}\n")

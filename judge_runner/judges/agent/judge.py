@@ -218,14 +218,18 @@ class _Run:
                 messages.append({"role": "user", "content": NUDGE})
                 continue
             results = []
+            stalled: str | None = None
             for call in calls:
-                repeat_of = self._repeat(call)
+                repeat_of, count = self._repeat(call)
                 result = session.handle(call)
                 if repeat_of is not None:
                     result = result.with_note(REPEAT_NUDGE.format(first=repeat_of))
                 results.append(result.block())
                 if session.final is not None:
                     return
+                if count >= budgets.max_identical_calls:
+                    stalled = f"stalled: {count} identical {call.get('name', '')} calls"
+                    break
                 cancel.check()
             messages.append({"role": "user", "content": results})
             if session.invalid_outputs > budgets.max_invalid:
@@ -233,19 +237,18 @@ class _Run:
                     f"unparseable output: {session.invalid_outputs} tool calls with unknown "
                     f"names or malformed input (limit {budgets.max_invalid})"
                 )
+            if stalled is not None:
+                raise SessionError(stalled)
 
-    def _repeat(self, call: dict[str, Any]) -> str | None:
-        """The id of the first identical earlier call when this one repeats it (the nudge is
-        sent on the first repeat only); SessionError when it is the max_identical_calls-th."""
+    def _repeat(self, call: dict[str, Any]) -> tuple[str | None, int]:
+        """How often this exact call (tool and input) has been made, this one included, and
+        the id of the first of them when this is the first repeat (the one that is nudged)."""
         name = str(call.get("name", ""))
         signature = name + "\0" + json.dumps(call.get("input"), sort_keys=True, default=str)
         first, count = self.seen_calls.get(signature, (str(call.get("id", "")), 0))
         count += 1
         self.seen_calls[signature] = (first, count)
-        limit = self.judge.budgets.max_identical_calls
-        if count >= limit:
-            raise SessionError(f"stalled: {count} identical {name} calls")
-        return first if count == 2 else None
+        return (first if count == 2 else None), count
 
     def _answer_room(self, request: ModelRequest) -> int:
         """max_tokens for this request: max_output_tokens, cut to what the context has left;

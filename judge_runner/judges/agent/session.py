@@ -122,7 +122,7 @@ class Session:
         assert isinstance(args, t.BashInput)
         timeout = args.timeout_s
         if self.wall_end is not None:
-            timeout = max(min(timeout, self.wall_end - time.monotonic()), 1.0)
+            timeout = min(timeout, max(self.wall_end - time.monotonic(), 1.0))
         result = self.sandbox.exec(args.command, timeout=timeout)
         text = _cap(format_exec(result, timeout))
         self.outputs[call_id] = text
