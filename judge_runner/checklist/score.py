@@ -158,6 +158,18 @@ def build_request(log: ExecutionLog, items: Sequence[ChecklistItem], model: str)
     )
 
 
+class UnusableAnswerError(ModelError):
+    """Every round's answer was unusable (after the repair turns); `.usage` is what they spent."""
+
+    def __init__(self, message: str, *, attempts: int, usage: Usage) -> None:
+        super().__init__(message, attempts=attempts)
+        self.spent = usage
+
+    @property
+    def usage(self) -> Usage:
+        return self.spent
+
+
 @dataclass
 class ChecklistScorer:
     """Scores cases against checklists. Thread-safe when `client` is.
@@ -177,10 +189,16 @@ class ChecklistScorer:
         rest = [i for i in checklist.ordered() if i.check is None]
         try:
             judged, usage = self._judge(log, rest)
+        except UnusableAnswerError as exc:
+            return CaseJudgments(case_id=log.case_id, task=log.task,
+                                 checklist_hash=checklist.content_hash,
+                                 error=f"unparseable output: {exc}",
+                                 usage=exc.usage.model_dump(exclude_defaults=True))
         except ModelError as exc:
             return CaseJudgments(case_id=log.case_id, task=log.task,
                                  checklist_hash=checklist.content_hash,
-                                 error=f"judge model failed: {exc}")
+                                 error=f"judge model failed: {exc}",
+                                 usage=exc.usage.model_dump(exclude_defaults=True))
         by_id = {**mechanical, **judged}
         return CaseJudgments(
             case_id=log.case_id, task=log.task, checklist_hash=checklist.content_hash,
@@ -209,8 +227,14 @@ class ChecklistScorer:
         found: dict[str, ItemJudgment] = {}
         request = build_request(log, items, self.model)
         usage = Usage()
+        parsed_any = False
+        problems: list[str] = []
         for _ in range(self.max_rounds):
-            response = self.client.complete(request)
+            try:
+                response = self.client.complete(request)
+            except ModelError as exc:
+                exc.prior = exc.prior + usage
+                raise
             usage = usage + response.usage
             block = tool_call(response.content, TOOL_NAME)
             problem = "no record_judgments call was made"
@@ -220,6 +244,7 @@ class ChecklistScorer:
                 except ValidationError as exc:
                     problem = f"the call does not match the tool schema: {exc}"
                 else:
+                    parsed_any = True
                     for j in payload.judgments:
                         if j.item_id in wanted and j.item_id not in found:
                             found[j.item_id] = self._checked(log, j, kinds[j.item_id])
@@ -227,8 +252,15 @@ class ChecklistScorer:
                     if not missing:
                         break
                     problem = f"items without a judgment: {', '.join(missing)}"
+            problems.append(problem.splitlines()[0])
             request = follow_up(request, response.content, block, f"{problem}. Call "
                                 f"{TOOL_NAME} again with a judgment for every listed item.")
+        if not parsed_any:
+            # No round gave a record_judgments call matching its schema: that is an error of
+            # the judge, not an abstention on the items.
+            raise UnusableAnswerError(f"no usable {TOOL_NAME} call in {self.max_rounds} "
+                                      f"round(s): {'; '.join(problems)}", attempts=1,
+                                      usage=usage)
         for item_id in sorted(wanted - set(found)):
             found[item_id] = ItemJudgment(item_id=item_id, label=Label.ABSTAIN,
                                           source=JudgmentSource.MODEL,

@@ -28,7 +28,8 @@ def _optimizer(name: str, model: str | None, base_url: str | None, run_dir: Path
         from judge_runner.evolve.optimizer import ModelOptimizer
         from judge_runner.models import make_client
 
-        return ModelOptimizer(make_client(base_url=base_url), model, run_dir / OPTIMIZER_TRANSCRIPT)
+        return ModelOptimizer(make_client(base_url=base_url, models=[model]), model,
+                              run_dir / OPTIMIZER_TRANSCRIPT)
     raise typer.BadParameter(f"unknown optimizer {name!r} (model | rules)")
 
 

@@ -86,6 +86,7 @@ class DirectJudge(OneCallJudge):
         try:
             digest, selection = render_digest(case, self.max_prompt_tokens)
             details["selection"] = selection.model_dump()
+            oneshot.check_fits(selection)
             tool = oneshot.tool_spec(
                 "submit_verdict", "Submit the decision on the run and its rationale.",
                 oneshot.VerdictInput, oneshot.decisions(self.allow_abstain))
@@ -99,7 +100,8 @@ class DirectJudge(OneCallJudge):
                 raise oneshot.OutputError("abstain answered although it is not enabled")
         except oneshot.FAILURES as exc:
             return Verdict(case_id=case_id, judge=self.name, decision=Decision.ERROR,
-                           error=oneshot.failure_reason(exc), usage=usage, details=details)
+                           error=oneshot.failure_reason(exc), usage=usage + oneshot.spent(exc),
+                           details=details)
         return Verdict(case_id=case_id, judge=self.name, decision=Decision(answer.decision),
                        rationale=answer.rationale, usage=usage, details=details)
 

@@ -7,6 +7,8 @@ Knobs read from `JudgeOptions.extra` (all optional):
 
     timeout_s        per-attempt model timeout in seconds (default 300)
     retry            dict of RetryPolicy fields (max_attempts, initial_wait_s, max_wait_s, ...)
+    base_urls        dict provider -> base URL (e.g. {"openai": "http://127.0.0.1:8000"}),
+                     for providers that should not use --base-url (see models/providers.py)
     max_tokens       max output tokens per model call (default 4096)
 """
 
@@ -35,7 +37,7 @@ class JudgeConfigError(ValueError):
     """The options cannot build this judge (e.g. no model given)."""
 
 
-CLIENT_KNOBS = frozenset({"timeout_s", "retry"})
+CLIENT_KNOBS = frozenset({"timeout_s", "retry", "base_urls"})
 
 
 def check_knobs(options: JudgeOptions, judge: str, knobs: set[str] | frozenset[str],
@@ -87,11 +89,18 @@ def client_factory(options: JudgeOptions) -> ClientFactory:
     retry = options.extra.get("retry", {})
     if not isinstance(retry, dict):
         raise JudgeConfigError(f"option 'retry' must be a table of RetryPolicy fields: {retry!r}")
+    base_urls = options.extra.get("base_urls", {})
+    if not isinstance(base_urls, dict) or not all(isinstance(v, str) for v in base_urls.values()):
+        raise JudgeConfigError(f"option 'base_urls' must map provider names to URLs: "
+                               f"{base_urls!r}")
+    models = [m for m in [options.model, *options.models] if m]
     shared = make_client(
         base_url=options.base_url,
         replay=options.replay,
         timeout_s=extra_float(options, "timeout_s", 300.0),
         retry=RetryPolicy(**retry),
+        models=models or None,
+        base_urls=base_urls,
     )
 
     def make(out_dir: Path) -> ModelClient:

@@ -1,8 +1,11 @@
 """Single-call structured output: a forced tool call whose input is validated by a pydantic model.
 
 Judges never parse free text: the model must call the named tool; its input must validate.
-`OutputError` is raised otherwise (no tool call, wrong tool, invalid input), and the judge turns
-it into a `Decision.ERROR` verdict.
+An answer that does not (no tool call, wrong tool, invalid input) is sent back once with the
+problem (a repair turn: the error as the call's tool_result, or as text when there was no
+call); a second unusable answer raises `OutputError`, and the judge turns it into a
+`Decision.ERROR` verdict. Both errors carry the usage spent so far (`.usage`), so a failed
+judgment's tokens, failed calls and retries still reach the run's accounting.
 """
 
 from __future__ import annotations
@@ -11,18 +14,45 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judge_runner.models.base import ModelClient, ModelError, ModelRequest, ModelResponse
+from judge_runner.judges.digest import Selection
+from judge_runner.models.base import ModelClient, ModelError, ModelRequest, ModelResponse, Usage
 from judge_runner.models.caching import system_blocks
 from judge_runner.templates import environment
 
 
 class OutputError(ValueError):
-    """The model's answer is not the required tool call with valid input."""
+    """The model's answer is not the required tool call with valid input; `usage`: spent."""
+
+    def __init__(self, message: str, usage: Usage | None = None) -> None:
+        super().__init__(message)
+        self.usage = usage or Usage()
+
+
+def spent(exc: BaseException) -> Usage:
+    """The usage a failure carries (ModelError, OutputError), else none."""
+    usage = getattr(exc, "usage", None)
+    return usage if isinstance(usage, Usage) else Usage()
+
+
+class PromptTooLarge(ValueError):
+    """The case's prompt cannot fit the judge's prompt budget even after every cut."""
 
 
 # What ends a one-call judgment as an error verdict: an unreadable case package (OSError, or a
-# ValidationError of its JSON), a model call that failed for good, an answer that is not usable.
-FAILURES = (OSError, ValidationError, ModelError, OutputError)
+# ValidationError of its JSON), a model call that failed for good, an answer that is not usable,
+# a prompt that cannot fit (no call is made then).
+FAILURES = (OSError, ValidationError, ModelError, OutputError, PromptTooLarge)
+
+
+def check_fits(selection: Selection) -> None:
+    """Raise PromptTooLarge when the digest is over budget after every cut the policy allows:
+    sending it would overflow the model's context (or bill for a prompt the judge cannot
+    use), so the case is refused with a clear error instead."""
+    if selection.over_budget:
+        raise PromptTooLarge(
+            f"the case does not fit the prompt budget: about {selection.prompt_tokens_est:,} "
+            f"tokens after every cut, max_prompt_tokens {selection.max_tokens:,}; no model call "
+            "was made (raise -o max_prompt_tokens if the model's context allows)")
 
 
 def failure_reason(exc: Exception) -> str:
@@ -31,6 +61,8 @@ def failure_reason(exc: Exception) -> str:
         return f"model call failed: {exc}"
     if isinstance(exc, OutputError):
         return f"unparseable output: {exc}"
+    if isinstance(exc, PromptTooLarge):
+        return f"prompt too large: {exc}"
     return f"case package unreadable: {exc}"
 
 
@@ -62,24 +94,65 @@ def call_tool[T: BaseModel](
     client: ModelClient, *, model: str, system: str, user: str, tool: dict[str, Any],
     parse: type[T], max_tokens: int,
 ) -> tuple[T, ModelResponse]:
-    """One request forcing `tool`; returns its validated input and the response.
+    """One request forcing `tool`, plus one repair turn if the answer is unusable; returns the
+    validated input and the last response, whose usage is that of both calls.
 
-    Raises ModelError (from the client) or OutputError.
+    Raises ModelError (from the client; `.usage` includes earlier calls) or OutputError.
     """
-    response = client.complete(ModelRequest(
+    request = ModelRequest(
         model=model, system=system_blocks([system]),
         messages=[{"role": "user", "content": user}],
         tools=[tool], tool_choice={"type": "tool", "name": tool["name"]},
         max_tokens=max_tokens, temperature=0.0,
-    ))
-    calls = [b for b in response.content
-             if b.get("type") == "tool_use" and b.get("name") == tool["name"]]
-    if not calls:
-        kinds = [str(b.get("name") or b.get("type")) for b in response.content]
-        raise OutputError(f"expected a {tool['name']} call, got {kinds} "
-                          f"(stop_reason {response.stop_reason})")
-    try:
-        return parse.model_validate(calls[0].get("input")), response
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise OutputError(f"invalid {tool['name']} input: {problems}") from None
+    )
+    usage = Usage()
+    first_problem: str | None = None
+    while True:
+        try:
+            response = client.complete(request)
+        except ModelError as exc:
+            exc.prior = exc.prior + usage
+            raise
+        usage = usage + response.usage
+        call, problem = _check_answer(response, tool["name"])
+        if problem is None:
+            try:
+                parsed = parse.model_validate(call.get("input") if call else None)
+            except ValidationError as exc:
+                problem = f"invalid {tool['name']} input: " + "; ".join(
+                    f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            else:
+                return parsed, response.model_copy(update={"usage": usage})
+        if first_problem is not None:
+            raise OutputError(f"{problem} (after a repair turn; the first answer: "
+                              f"{first_problem})", usage)
+        first_problem = problem
+        request = _repair(request, response.content, call,
+                          f"error: {problem}. Call {tool['name']} again, with input that "
+                          "matches its schema exactly.")
+
+
+def _check_answer(response: ModelResponse,
+                  name: str) -> tuple[dict[str, Any] | None, str | None]:
+    calls = [b for b in response.content if b.get("type") == "tool_use" and b.get("name") == name]
+    if calls:
+        return calls[0], None
+    other = next((b for b in response.content if b.get("type") == "tool_use"), None)
+    kinds = [str(b.get("name") or b.get("type")) for b in response.content]
+    return other, (f"expected a {name} call, got {kinds} "
+                   f"(stop_reason {response.stop_reason})")
+
+
+def _repair(request: ModelRequest, answer: list[dict[str, Any]], call: dict[str, Any] | None,
+            feedback: str) -> ModelRequest:
+    """The conversation plus the problem: as the error result of the model's call (every
+    tool_use must be answered), or as text when it made none."""
+    if call is not None:
+        reply: list[dict[str, Any]] = [{"type": "tool_result", "tool_use_id": str(call.get("id")),
+                                        "is_error": True, "content": feedback}]
+    else:
+        reply = [{"type": "text", "text": feedback}]
+    messages = [*request.messages, {"role": "assistant", "content": answer or
+                                    [{"type": "text", "text": "(no answer)"}]},
+                {"role": "user", "content": reply}]
+    return request.model_copy(update={"messages": messages})

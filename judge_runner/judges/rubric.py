@@ -73,6 +73,7 @@ class RubricJudge(OneCallJudge):
             self._run(case, out_dir, state)
         except oneshot.FAILURES as exc:
             state.error = oneshot.failure_reason(exc)
+            state.usage = state.usage + oneshot.spent(exc)
         verdict = state.verdict(self.name, self.model, round(time.monotonic() - started, 3))
         write_products(out_dir, state.plan, state.log, verdict)
         return verdict
@@ -94,6 +95,7 @@ class RubricJudge(OneCallJudge):
                      refute="criterion not met", critical=c.critical) for c in rubric.criteria])
         digest, selection = render_digest(case, self.max_prompt_tokens)
         state.details["selection"] = selection.model_dump()
+        oneshot.check_fits(selection)
         user = oneshot.render("rubric_grade.md.j2", criteria=rubric.criteria, digest=digest)
         grades, response = oneshot.call_tool(
             client, model=self.model,

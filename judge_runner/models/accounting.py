@@ -23,14 +23,15 @@ class RunUsage(BaseModel):
 
     total: Usage = Field(default_factory=Usage)
     per_case: dict[str, Usage] = Field(default_factory=dict)
-    failed_calls: int = 0  # recorded calls that ended in an error (no usage to count)
+    failed_calls: int = 0  # recorded calls that ended in an error (also in total.failed_calls)
     problems: list[str] = Field(default_factory=list)
 
 
 def transcript_usage(path: Path) -> Usage:
-    """Sum of the usage of every answered call in one transcript (unreadable lines skipped)."""
+    """Sum of the usage of every call in one transcript, failed ones counted as failed calls
+    with their retries (unreadable lines skipped)."""
     entries, _ = read_transcript(path)
-    return sum((e.response.usage for e in entries if e.response is not None), Usage())
+    return sum((e.usage for e in entries), Usage())
 
 
 def run_usage(run_dir: Path) -> RunUsage:
@@ -38,7 +39,7 @@ def run_usage(run_dir: Path) -> RunUsage:
     result = RunUsage()
     for path in sorted(run_dir.rglob(TRANSCRIPT)):
         entries, problems = read_transcript(path)
-        case_usage = sum((e.response.usage for e in entries if e.response is not None), Usage())
+        case_usage = sum((e.usage for e in entries), Usage())
         result.per_case[path.parent.relative_to(run_dir).as_posix()] = case_usage
         result.total = result.total + case_usage
         result.failed_calls += sum(1 for e in entries if e.response is None)

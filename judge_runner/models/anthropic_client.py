@@ -16,13 +16,13 @@ from urllib.parse import urlparse
 
 import anthropic
 from pydantic import BaseModel, ConfigDict, ValidationError
-from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+from tenacity import RetryCallState
 
 from judge_runner import cancel
 from judge_runner.log import get_logger
 from judge_runner.models.base import ModelError, ModelRequest, ModelResponse, Usage
 from judge_runner.models.pricing import PriceTable, price_table
-from judge_runner.models.retry import RetryPolicy, is_retryable, retry_after_s
+from judge_runner.models.retry import Attempts, RetryPolicy, is_retryable, retry_after_s
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"
@@ -38,8 +38,7 @@ class ModelCallError(ModelError):
     """A call that failed for good; `status` is the last HTTP status (None for network errors)."""
 
     def __init__(self, message: str, *, attempts: int, status: int | None) -> None:
-        super().__init__(message)
-        self.attempts = attempts
+        super().__init__(message, attempts=attempts)
         self.status = status
 
 
@@ -153,24 +152,15 @@ class AnthropicClient:
         return response
 
     def _complete(self, request: ModelRequest, send_temperature: bool) -> ModelResponse:
-        retrying = Retrying(
-            stop=stop_after_attempt(self.retry.max_attempts),
-            wait=self._wait,
-            retry=retry_if_exception(is_retryable),
-            before_sleep=self._log_retry,
-            reraise=True,
-            sleep=cancel.sleep,  # a cancelled run does not sit out a long backoff
-        )
-        attempts = 0
+        attempts = Attempts(self.retry, self.timeout_s, is_retryable, self._wait_for,
+                            self._log_retry)
         try:
-            for attempt in retrying:
-                with attempt:
-                    attempts = attempt.retry_state.attempt_number
-                    body = self._send(request, send_temperature)
+            body = attempts.run(lambda timeout: self._send(request, send_temperature, timeout))
         except anthropic.APIError as err:
-            raise self._failure(err, attempts) from None
-        response = self._to_response(request, self._parse_json(body, attempts), attempts)
-        log.debug("model call", model=request.model, attempts=attempts,
+            raise self._failure(err, attempts.made) from None
+        response = self._to_response(request, self._parse_json(body, attempts.made),
+                                     attempts.made)
+        log.debug("model call", model=request.model, attempts=attempts.made,
                   input_tokens=response.usage.input_tokens,
                   cache_read_input_tokens=response.usage.cache_read_input_tokens,
                   cache_creation_input_tokens=response.usage.cache_creation_input_tokens,
@@ -178,14 +168,15 @@ class AnthropicClient:
         return response
 
     # --- internals -------------------------------------------------------------------------
-    def _send(self, request: ModelRequest, send_temperature: bool) -> str:
-        """One attempt; returns the 200 body. SDK errors propagate to the retry loop; a cancelled
-        run raises Cancelled before sending."""
+    def _send(self, request: ModelRequest, send_temperature: bool, timeout_s: float) -> str:
+        """One attempt with `timeout_s`; returns the 200 body. SDK errors propagate to the retry
+        loop; a cancelled run raises Cancelled before sending."""
         cancel.check()
         kwargs: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens,
             "messages": request.messages,
+            "timeout": timeout_s,
         }
         if send_temperature:
             # SDK 1.x dropped sampling kwargs from its signature; the API still takes them.
@@ -206,12 +197,11 @@ class AnthropicClient:
             raise ModelCallError(f"server answered 200 with a body that is not JSON: {preview!r}",
                                  attempts=attempts, status=200) from None
 
-    def _wait(self, state: RetryCallState) -> float:
-        err = state.outcome.exception() if state.outcome is not None else None
-        asked = retry_after_s(err) if err is not None else None
+    def _wait_for(self, err: BaseException, attempt_number: int) -> float:
+        asked = retry_after_s(err)
         if asked is not None:
             return min(asked, self.retry.max_retry_after_s)
-        return self.retry.backoff(state.attempt_number)
+        return self.retry.backoff(attempt_number)
 
     def _log_retry(self, state: RetryCallState) -> None:
         err = state.outcome.exception() if state.outcome is not None else None
@@ -225,7 +215,7 @@ class AnthropicClient:
 
     def _describe(self, err: BaseException) -> str:
         if isinstance(err, anthropic.APITimeoutError):
-            return f"timed out after {self.timeout_s:g}s"
+            return "timed out (client timeout or the case's wall budget)"
         if isinstance(err, anthropic.APIConnectionError):
             cause = err.__cause__
             return f"connection error: {cause or err.message}"

@@ -22,7 +22,8 @@ class Usage(BaseModel):
     output_tokens: int = 0
     cost_usd: float = 0.0
     calls: int = 0
-    retries: int = 0  # attempts beyond the first, summed over calls (429/5xx/timeouts)
+    retries: int = 0  # attempts beyond the first, summed over calls, failed ones included
+    failed_calls: int = 0  # calls that failed for good (their retries are in `retries`)
 
     @property
     def prompt_tokens(self) -> int:
@@ -44,6 +45,7 @@ class Usage(BaseModel):
             cost_usd=self.cost_usd + other.cost_usd,
             calls=self.calls + other.calls,
             retries=self.retries + other.retries,
+            failed_calls=self.failed_calls + other.failed_calls,
         )
 
 
@@ -72,7 +74,22 @@ class ModelResponse(BaseModel):
 
 
 class ModelError(RuntimeError):
-    """A model call failed for good (after retries, or a non-retryable error)."""
+    """A model call failed for good (after retries, or a non-retryable error).
+
+    `attempts` is how many times it was sent (0: never sent, e.g. the wall budget had run out);
+    `usage` is what the failure counts in the accounting: one failed call and its retries (a
+    failed call has no token usage from the server), plus `prior`, the usage of earlier calls of
+    the same judging step that a caller attaches before re-raising.
+    """
+
+    def __init__(self, message: str, *, attempts: int = 1) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+        self.prior = Usage()
+
+    @property
+    def usage(self) -> Usage:
+        return self.prior + Usage(failed_calls=1, retries=max(self.attempts - 1, 0))
 
 
 class ModelClient(Protocol):

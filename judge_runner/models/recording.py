@@ -45,7 +45,15 @@ class TranscriptEntry(BaseModel):
     request: ModelRequest
     response: ModelResponse | None = None
     error: str | None = None
+    attempts: int | None = None  # of a failed call: how many times it was sent
     duration_s: float = 0.0
+
+    @property
+    def usage(self) -> Usage:
+        """What this call counts: the response's usage, or one failed call and its retries."""
+        if self.response is not None:
+            return self.response.usage
+        return ModelError("", attempts=1 if self.attempts is None else self.attempts).usage
 
 
 class ReplayError(ModelError):
@@ -97,19 +105,20 @@ class RecordingClient:
         try:
             response = self.inner.complete(request)
         except ModelError as err:
-            self._append(key, request, None, str(err), time.monotonic() - started)
+            self._append(key, request, None, err, time.monotonic() - started)
             raise
         self._append(key, request, response, None, time.monotonic() - started)
         return response
 
     def _append(self, key: str, request: ModelRequest, response: ModelResponse | None,
-                error: str | None, duration_s: float) -> None:
+                error: ModelError | None, duration_s: float) -> None:
         with self._lock:
             entry = TranscriptEntry(seq=self._seq, key=key, request=request, response=response,
-                                    error=error, duration_s=round(duration_s, 3))
+                                    error=None if error is None else str(error),
+                                    attempts=None if error is None else error.attempts,
+                                    duration_s=round(duration_s, 3))
             self._seq += 1
-            if response is not None:
-                self._usage = self._usage + response.usage
+            self._usage = self._usage + entry.usage
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as out:
                 out.write(_scrub(entry.model_dump_json()) + "\n")
@@ -176,7 +185,8 @@ class ReplayClient:
             self._served[key] += 1
         entry = recorded[index]
         if entry.response is None:
-            raise ModelError(entry.error or "recorded call failed without a message")
+            raise ModelError(entry.error or "recorded call failed without a message",
+                             attempts=1 if entry.attempts is None else entry.attempts)
         return entry.response
 
     def _miss_message(self, request: ModelRequest, key: str) -> str:

@@ -11,12 +11,23 @@ for good and the caller gets a ModelError.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
 import anthropic
 from pydantic import BaseModel, ConfigDict, Field
+from tenacity import (
+    RetryCallState,
+    Retrying,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_any,
+)
+from tenacity.stop import stop_base
+
+from judge_runner import cancel
+from judge_runner.models import deadline
 
 RETRYABLE_STATUS = frozenset({408, 429, 500, 502, 503, 504, 529})
 # Jitter only spreads retries in time; it never reaches a verdict, so it needs no recorded seed.
@@ -82,3 +93,58 @@ def parse_retry_after(headers: Mapping[str, str], now: datetime | None = None) -
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return max((when - (now or datetime.now(UTC))).total_seconds(), 0.0)
+
+
+class Attempts:
+    """Runs one call's attempts with tenacity under a RetryPolicy and the current wall deadline.
+
+    `send(timeout_s)` makes one attempt with that timeout (the client's own, cut to the time
+    left before the deadline); errors for which `retryable(err)` holds are retried after
+    `wait_for(err, attempt_number)` seconds (cut so it ends before the deadline), others
+    propagate. `.made` is the number of attempts sent, also when the last one raised. Raises
+    DeadlineExceeded (a ModelError) when the deadline leaves no time to start an attempt; a
+    retryable error whose retry could not start before the deadline propagates as it is.
+    """
+
+    def __init__(self, policy: RetryPolicy, timeout_s: float,
+                 retryable: Callable[[BaseException], bool],
+                 wait_for: Callable[[BaseException, int], float],
+                 on_retry: Callable[[RetryCallState], None]) -> None:
+        self.policy = policy
+        self.timeout_s = timeout_s
+        self.retryable = retryable
+        self.wait_for = wait_for
+        self.on_retry = on_retry
+        self.made = 0
+
+    def _wait(self, state: RetryCallState) -> float:
+        err = state.outcome.exception() if state.outcome is not None else None
+        asked = self.wait_for(err, state.attempt_number) if err is not None else 0.0
+        return deadline.cut_wait(asked)
+
+    def run[T](self, send: Callable[[float], T]) -> T:
+        retrying = Retrying(
+            stop=stop_any(stop_after_attempt(self.policy.max_attempts), _DeadlinePassed()),
+            wait=self._wait,
+            retry=retry_if_exception(self.retryable),
+            before_sleep=self.on_retry,
+            reraise=True,
+            sleep=cancel.sleep,  # a cancelled run does not sit out a long backoff
+        )
+        for attempt in retrying:
+            with attempt:
+                try:
+                    timeout = deadline.attempt_timeout(self.timeout_s)
+                except deadline.DeadlineExceeded as err:
+                    err.attempts = self.made
+                    raise
+                self.made += 1
+                return send(timeout)
+        raise AssertionError("tenacity ended without an outcome")  # pragma: no cover
+
+
+class _DeadlinePassed(stop_base):
+    """Stop retrying once the current wall deadline leaves no time for another attempt."""
+
+    def __call__(self, retry_state: RetryCallState) -> bool:
+        return deadline.expired()

@@ -76,6 +76,8 @@ def metrics_table(summary: RunSummary) -> Table:
                   f"{summary.n_unsupported} / {summary.n_unverified_quotes}", "")
     u = summary.usage
     table.add_row("tokens in / out", f"{u.prompt_tokens:,} / {u.output_tokens:,}", "")
+    table.add_row("model calls / failed / retries", f"{u.calls} / {u.failed_calls} / {u.retries}",
+                  "")
     table.add_row("cost (USD)", f"{u.cost_usd:.4f}", "")
     return table
 
@@ -163,10 +165,15 @@ def render_markdown(summary: RunSummary, records: list[CaseRecord]) -> str:
               f"- unverified evidence quotes (not found in the cited output): "
               f"{summary.n_unverified_quotes}"]
     u = summary.usage
-    lines += ["", "## Cost", "", f"- model calls: {u.calls}",
+    lines += ["", "## Cost", "", f"- model calls: {u.calls} answered, {u.failed_calls} failed "
+              f"for good, {u.retries} retries (failed calls' included)",
               f"- tokens: {u.input_tokens:,} in, {u.cache_creation_input_tokens:,} cache write, "
               f"{u.cache_read_input_tokens:,} cache read, {u.output_tokens:,} out",
-              f"- cost: ${u.cost_usd:.4f}", "", "## Misjudged and undecided cases", ""]
+              f"- cost: ${u.cost_usd:.4f}", "", "## Per case", "",
+              "| case | decision | turns | tokens in / out | calls (failed) | retries | wall s |",
+              "|---|---|---:|---:|---:|---:|---:|"]
+    lines += [_case_row(r) for r in records]
+    lines += ["", "## Misjudged and undecided cases", ""]
     flagged = [r for r in records if r.correct is False or not r.decision.is_decided]
     lines += [f"- `{r.case_id}` judged {r.decision.value}"
               + (f", label {r.label.value}" if r.label else "")
@@ -193,6 +200,15 @@ def _staged_markdown(summary: RunSummary) -> list[str]:
                   f"Operating point: coverage {rc.operating_coverage:.3f}, accuracy on decided "
                   f"{rc.operating_accuracy:.3f} ({rc.n} labelled cases)."]
     return lines
+
+
+def _case_row(r: CaseRecord) -> str:
+    v = r.verdict
+    turns = v.details.get("turns", "")
+    u = v.usage
+    return (f"| `{r.case_id}` | {r.decision.value} | {turns} | {u.prompt_tokens:,} / "
+            f"{u.output_tokens:,} | {u.calls} ({u.failed_calls}) | {u.retries} | "
+            f"{v.duration_s:.1f} |")
 
 
 def write_reports(run_dir: Path, summary: RunSummary, records: list[CaseRecord]) -> Path:

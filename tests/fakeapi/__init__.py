@@ -1,4 +1,5 @@
-"""A fake Anthropic Messages API server on 127.0.0.1 for tests (real HTTP, scripted per test).
+"""Fake model API servers on 127.0.0.1 for tests (real HTTP, scripted per test): Anthropic's
+Messages API (`fake_api`) and OpenAI's Chat Completions (`fake_chat_api`, same scripting).
 
 Use the `fake_api` fixture (registered suite-wide by `tests/conftest.py`) and script it:
 
@@ -13,6 +14,7 @@ session-wide `ALL_REQUESTS` list, so suite-level tests can scan everything sent 
 from tests.fakeapi.server import (
     ALL_REQUESTS,
     Drop,
+    FakeChatServer,
     FakeMessagesServer,
     HttpError,
     Malformed,
@@ -29,6 +31,7 @@ from tests.fakeapi.server import (
 __all__ = [
     "ALL_REQUESTS",
     "Drop",
+    "FakeChatServer",
     "FakeMessagesServer",
     "HttpError",
     "Malformed",

@@ -256,6 +256,12 @@ class FakeMessagesServer:
             else self._simulated_usage(body, item.content),
         }
 
+    def validate(self, request: ReceivedRequest) -> tuple[int, str] | None:
+        return _validate(request)
+
+    def error_json(self, error: HttpError) -> JsonDict:
+        return {"type": "error", "error": {"type": error.error_type, "message": error.message}}
+
     def wait_stopping(self, seconds: float) -> bool:
         """Sleep up to `seconds`; True if the server is stopping meanwhile."""
         return self._stopping.wait(seconds)
@@ -280,7 +286,7 @@ def _make_handler(server: FakeMessagesServer) -> type[BaseHTTPRequestHandler]:
                 raw=raw, server_port=server.port, received_at=time.monotonic(),
             )
             server._record(request)
-            problem = _validate(request)
+            problem = server.validate(request)
             if problem is not None:
                 self._send_error(HttpError(status=problem[0], error_type="invalid_request_error",
                                            message=problem[1]))
@@ -311,8 +317,7 @@ def _make_handler(server: FakeMessagesServer) -> type[BaseHTTPRequestHandler]:
 
         def _send_error(self, error: HttpError) -> None:
             body = error.body if error.body is not None else json.dumps(
-                {"type": "error", "error": {"type": error.error_type, "message": error.message}}
-            ).encode()
+                server.error_json(error)).encode()
             # Errors must not be retried by the SDK itself; our client owns retries. The header
             # is harmless when the SDK's retries are already off.
             self._send(error.status, body, "application/json",
@@ -352,3 +357,65 @@ def _validate(request: ReceivedRequest) -> tuple[int, str] | None:
         return 400, "fake server: anthropic-version header missing"
     return None
 
+
+
+class FakeChatServer(FakeMessagesServer):
+    """The same scripted server speaking OpenAI's Chat Completions (`POST /v1/chat/completions`).
+
+    Scripts use the same `Reply` / `HttpError` / `Slow` / ... items: a Reply's text blocks become
+    the message content and its tool_use blocks its `tool_calls` (arguments as a JSON string, or
+    the block's `raw_arguments` verbatim when given, to script malformed arguments). Usage when
+    not given: prompt_tokens = len(body) // 4, no cached tokens, completion_tokens from the
+    content; a Reply's `usage` is sent as given (Chat Completions field names).
+    """
+
+    @property
+    def bodies(self) -> list[JsonDict]:
+        return [r.body for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def validate(self, request: ReceivedRequest) -> tuple[int, str] | None:
+        if not request.path.rstrip("/").endswith("/v1/chat/completions"):
+            return 404, f"fake server: no route for {request.path}"
+        body = request.body
+        if not body:
+            return 400, "fake server: body is not a JSON object"
+        if body.get("stream"):
+            return 400, "fake server: only stream=false is supported"
+        missing = [k for k in ("model", "messages") if k not in body]
+        if missing:
+            return 400, f"fake server: missing required fields {missing}"
+        if not request.headers.get("authorization", "").startswith("Bearer "):
+            return 401, "fake server: no bearer token"
+        return None
+
+    def error_json(self, error: HttpError) -> JsonDict:
+        return {"error": {"message": error.message, "type": error.error_type, "code": None}}
+
+    def message_json(self, item: Reply, body: JsonDict) -> JsonDict:
+        texts = [b["text"] for b in item.content if b.get("type") == "text"]
+        calls = [{"id": b.get("id"), "type": "function",
+                  "function": {"name": b.get("name"),
+                               "arguments": b["raw_arguments"] if "raw_arguments" in b
+                               else json.dumps(b.get("input"))}}
+                 for b in item.content if b.get("type") == "tool_use"]
+        message: JsonDict = {"role": "assistant", "content": "\n".join(texts) or None}
+        if calls:
+            message["tool_calls"] = calls
+        finish = {"tool_use": "tool_calls", "end_turn": "stop", "max_tokens": "length"}
+        stop = item.stop_reason or ("tool_use" if calls else "end_turn")
+        if item.usage is not None:
+            usage = item.usage
+        else:
+            total = len(json.dumps(body, sort_keys=True, separators=(",", ":")).encode())
+            output = max(len(json.dumps(item.content, sort_keys=True).encode()) // 4, 1)
+            usage = {"prompt_tokens": total // 4, "completion_tokens": output,
+                     "total_tokens": total // 4 + output}
+        return {
+            "id": f"chatcmpl_fake_{next(_ids):06d}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": item.model or body.get("model", "fake-model"),
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": finish.get(stop, stop)}],
+            "usage": usage,
+        }

@@ -32,14 +32,16 @@ def case_id_of(body: dict[str, Any]) -> str:
 
 
 def tool_results(body: dict[str, Any]) -> list[tuple[str, str]]:
-    """(tool_use_id, text) of each tool result in the last message, in order."""
+    """(tool_use_id, tool output) of each tool result in the last message, in order."""
     results = []
     for block in _blocks(body["messages"][-1]):
         if block.get("type") == "tool_result":
             content = block.get("content")
             if isinstance(content, list):
                 content = "".join(b.get("text", "") for b in content)
-            results.append((str(block["tool_use_id"]), str(content)))
+            call_id = str(block["tool_use_id"])
+            # what the tool returned, without the `call id: <id>` line the judge puts first
+            results.append((call_id, str(content).removeprefix(f"call id: {call_id}\n")))
     return results
 
 

@@ -62,12 +62,24 @@ def good_session(total: int) -> list[Reply]:
     return [plan(), *inspections(total), verdict(decision, ["I1", "I2"])]
 
 
-def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
-    """The tool_result blocks of the last user message of a request body."""
+def raw_tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool_result blocks of the last user message of a request body, as sent."""
     content = body["messages"][-1]["content"]
     if isinstance(content, str):
         return []
     return [b for b in content if b.get("type") == "tool_result"]
+
+
+def tool_results(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tool_result blocks of the last user message, each without the `call id: <id>` line
+    the judge puts first (what the tool itself returned)."""
+    out = []
+    for block in raw_tool_results(body):
+        prefix = f"call id: {block['tool_use_id']}\n"
+        text = block.get("content", "")
+        assert isinstance(text, str) and text.startswith(prefix), text[:80]
+        out.append({**block, "content": text[len(prefix):]})
+    return out
 
 
 def first_line(text: str, limit: int = 60) -> str:

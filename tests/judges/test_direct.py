@@ -50,10 +50,53 @@ def test_one_forced_tool_call_gives_the_verdict(
 def test_bad_answers_are_errors(
     fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path, answer: object, reason: str
 ) -> None:
-    fake_api.push(answer)  # type: ignore[arg-type]
+    fake_api.push(answer, answer)  # type: ignore[arg-type]  # the same after the repair turn
     verdict = make_judge(options(fake_api)).judge(dataset.case("c-fail"), tmp_path / "o")
     assert verdict.decision == Decision.ERROR
     assert reason in (verdict.error or "")
+
+
+def test_an_unusable_answer_gets_one_repair_turn_with_the_problem(
+    fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
+) -> None:
+    fake_api.push(reply(tool_use("submit_verdict", {"decision": "maybe", "rationale": "x"},
+                                 id="tu_bad")),
+                  reply(tool_use("submit_verdict", {"decision": "fail", "rationale": "41"})))
+    verdict = make_judge(options(fake_api)).judge(dataset.case("c-fail"), tmp_path / "o")
+    assert verdict.decision == Decision.FAIL, verdict.error
+    assert verdict.usage.calls == 2  # both calls are counted
+    repair = fake_api.bodies[1]["messages"]
+    assert [m["role"] for m in repair] == ["user", "assistant", "user"]
+    result = repair[2]["content"][0]
+    assert result["type"] == "tool_result" and result["tool_use_id"] == "tu_bad"
+    assert result["is_error"] is True and "invalid submit_verdict input: decision" in \
+        result["content"]
+
+
+def test_text_instead_of_the_call_is_sent_back_as_text_then_an_error(
+    fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
+) -> None:
+    fake_api.push(reply(text("```json {\"decision\": \"pass\"} ```")), reply(text("PASS")))
+    verdict = make_judge(options(fake_api)).judge(dataset.case("c-fail"), tmp_path / "o")
+    assert verdict.decision == Decision.ERROR
+    assert "after a repair turn" in (verdict.error or "")
+    assert verdict.usage.calls == 2 and verdict.usage.output_tokens > 0
+    assert fake_api.bodies[1]["messages"][2]["content"][0]["type"] == "text"
+
+
+def test_a_case_that_cannot_fit_the_prompt_budget_is_refused_without_a_call(
+    fake_api: FakeMessagesServer, tmp_path: Path
+) -> None:
+    from tests.judges import casekit
+
+    data = casekit.build_dataset(tmp_path / "data", {"long": 41}, filler_steps=60)
+    fake_api.push(reply(tool_use("submit_verdict", {"decision": "fail", "rationale": "r"})))
+    verdict = make_judge(options(fake_api, max_prompt_tokens=20)).judge(
+        data.case("long"), tmp_path / "o")
+    assert verdict.decision == Decision.ERROR
+    assert (verdict.error or "").startswith("prompt too large: the case does not fit")
+    assert verdict.details["selection"]["over_budget"] is True
+    assert fake_api.bodies == []  # before: the over-budget prompt was sent all the same
 
 
 def test_selection_policy_recorded_when_case_does_not_fit(

@@ -4,7 +4,15 @@ Failure modes, each ending as `Decision.ERROR` with a reason (never a silent pas
 
 - the case package cannot be read, or the sandbox cannot be opened or dies (`SandboxError`);
 - a model call fails for good (`ModelError`, after the client's retries);
-- a budget runs out: turns (model calls), tokens (input + cached + output), wall time;
+- a budget runs out: turns (model calls), tokens (input + cached + output), wall time, or the
+  context: the next request would not leave `min_answer_tokens` for an answer within
+  `max_context_tokens` (estimated at 3 characters per token, on the safe side of real
+  tokenizers). The wall budget also bounds each model call (its timeout and its retries are cut
+  to the time left, see `models/deadline.py`) and each sandbox command, so a case ends within
+  `max_wall_s` plus the slack of closing one HTTP connection or stopping one command (≈1-2 s);
+- the model repeats itself: the second identical tool call (same tool, same input) is answered
+  with a nudge, the `max_identical_calls`-th ends the session ("stalled: 3 identical write_plan
+  calls");
 - the model keeps producing output the runner cannot act on: too many unknown tools or
   malformed tool inputs, or it stops calling tools without submitting a verdict;
 - the run is cancelled (Ctrl-C, SIGTERM): checked before each model call and after each tool
@@ -13,6 +21,7 @@ Failure modes, each ending as `Decision.ERROR` with a reason (never a silent pas
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +38,7 @@ from judge_runner.judges.base import Decision, Verdict
 from judge_runner.judges.llm import ClientFactory, SandboxFactory
 from judge_runner.judges.products import write_products
 from judge_runner.log import get_logger
+from judge_runner.models import deadline
 from judge_runner.models.base import ModelClient, ModelError, ModelRequest, Usage
 from judge_runner.models.caching import system_blocks, with_conversation_breakpoint
 from judge_runner.sandbox.base import SandboxError
@@ -37,6 +47,12 @@ from judge_runner.text import sha256_text
 
 log = get_logger(__name__)
 
+CHARS_PER_TOKEN = 3  # for the context check: more tokens than the 4 of `estimate_tokens`
+REPEAT_NUDGE = (
+    "\n\nnote: this call is identical to your earlier call {first}; repeating it gives the same "
+    "result. Go on with the next step of your plan (inspect with bash/read_file, "
+    "record_inspection, submit_verdict); one more identical call ends the session."
+)
 NUDGE = (
     "Continue with your tools: write_plan, inspect with bash/read_file, record_inspection, "
     "and finish with submit_verdict. Plain text is not read as a verdict."
@@ -54,6 +70,9 @@ class Budgets(BaseModel):
     max_invalid: int = Field(default=6, ge=0)  # unknown tools + malformed inputs tolerated
     max_nudges: int = Field(default=2, ge=0)  # text-only answers tolerated
     max_output_tokens: int = Field(default=4096, gt=0)  # per call
+    max_context_tokens: int = Field(default=200_000, gt=0)  # the model's context window
+    min_answer_tokens: int = Field(default=256, gt=0)  # room an answer needs in the context
+    max_identical_calls: int = Field(default=3, ge=2)  # the same call this often ends a session
 
 
 class SessionError(Exception):
@@ -134,15 +153,23 @@ class AgentJudge:
                 sandbox = self.sandboxes(case)
             except (SandboxError, OSError) as exc:
                 raise SessionError(f"sandbox could not be opened: {exc}") from None
-            with sandbox:
-                run.session = Session(sandbox=sandbox, allow_abstain=self.allow_abstain)
+            wall_end = started + self.budgets.max_wall_s
+            with sandbox, deadline.until(wall_end):
+                run.session = Session(sandbox=sandbox, allow_abstain=self.allow_abstain,
+                                      wall_end=wall_end)
                 run.loop(client, system_text, overview)
         except SessionError as exc:
             run.error = str(exc)
         except SandboxError as exc:
             run.error = f"sandbox failed: {exc}"
         except ModelError as exc:
-            run.error = f"model call failed: {exc}"
+            run.usage = run.usage + exc.usage
+            elapsed = time.monotonic() - started
+            if elapsed >= self.budgets.max_wall_s - deadline.MIN_ATTEMPT_S:
+                run.error = (f"budget exhausted: {elapsed:.0f}s wall time (limit "
+                             f"{self.budgets.max_wall_s:g}s) during a model call: {exc}")
+            else:
+                run.error = f"model call failed: {exc}"
         except cancel.Cancelled:
             run.error = cancel.CANCELLED
         verdict = run.verdict(case_id, time.monotonic() - started)
@@ -166,6 +193,7 @@ class _Run:
         self.turns = 0
         self.nudges = 0
         self.error: str | None = None
+        self.seen_calls: dict[str, tuple[str, int]] = {}  # call signature -> (first id, count)
 
     def loop(self, client: ModelClient, system_text: str, overview: str) -> None:
         judge, budgets = self.judge, self.judge.budgets
@@ -177,12 +205,12 @@ class _Run:
         while session.final is None:
             cancel.check()
             self._check_budgets()
+            request = ModelRequest(model=judge.model, system=system, tools=tools,
+                                   messages=with_conversation_breakpoint(messages),
+                                   max_tokens=budgets.max_output_tokens, temperature=0.0)
+            request.max_tokens = self._answer_room(request)
             self.turns += 1
-            response = client.complete(ModelRequest(
-                model=judge.model, system=system, tools=tools,
-                messages=with_conversation_breakpoint(messages),
-                max_tokens=budgets.max_output_tokens, temperature=0.0,
-            ))
+            response = client.complete(request)
             self.usage = self.usage + response.usage
             messages.append({"role": "assistant", "content": response.content})
             calls = [b for b in response.content if b.get("type") == "tool_use"]
@@ -196,10 +224,18 @@ class _Run:
                 messages.append({"role": "user", "content": NUDGE})
                 continue
             results = []
+            stalled: str | None = None
             for call in calls:
-                results.append(session.handle(call).block())
+                repeat_of, count = self._repeat(call)
+                result = session.handle(call)
+                if repeat_of is not None:
+                    result = result.with_note(REPEAT_NUDGE.format(first=repeat_of))
+                results.append(result.block())
                 if session.final is not None:
                     return
+                if count >= budgets.max_identical_calls:
+                    stalled = f"stalled: {count} identical {call.get('name', '')} calls"
+                    break
                 cancel.check()
             messages.append({"role": "user", "content": results})
             if session.invalid_outputs > budgets.max_invalid:
@@ -207,6 +243,32 @@ class _Run:
                     f"unparseable output: {session.invalid_outputs} tool calls with unknown "
                     f"names or malformed input (limit {budgets.max_invalid})"
                 )
+            if stalled is not None:
+                raise SessionError(stalled)
+
+    def _repeat(self, call: dict[str, Any]) -> tuple[str | None, int]:
+        """How often this exact call (tool and input) has been made, this one included, and
+        the id of the first of them when this is the first repeat (the one that is nudged)."""
+        name = str(call.get("name", ""))
+        signature = name + "\0" + json.dumps(call.get("input"), sort_keys=True, default=str)
+        first, count = self.seen_calls.get(signature, (str(call.get("id", "")), 0))
+        count += 1
+        self.seen_calls[signature] = (first, count)
+        return (first if count == 2 else None), count
+
+    def _answer_room(self, request: ModelRequest) -> int:
+        """max_tokens for this request: max_output_tokens, cut to what the context has left;
+        SessionError when less than min_answer_tokens would be left."""
+        budgets = self.judge.budgets
+        body = json.dumps([request.system, request.tools, request.messages], ensure_ascii=False)
+        prompt_tokens = -(-len(body) // CHARS_PER_TOKEN)
+        room = budgets.max_context_tokens - prompt_tokens
+        if room < budgets.min_answer_tokens:
+            raise SessionError(
+                f"context budget exhausted: the next request is about {prompt_tokens} tokens, "
+                f"leaving {max(room, 0)} of max_context_tokens {budgets.max_context_tokens} for "
+                f"an answer (needs {budgets.min_answer_tokens})")
+        return min(budgets.max_output_tokens, room)
 
     def _check_budgets(self) -> None:
         budgets = self.judge.budgets
@@ -225,7 +287,10 @@ class _Run:
 
     def verdict(self, case_id: str, duration_s: float) -> Verdict:
         session = self.session
-        details: dict[str, Any] = {"turns": self.turns, "nudges": self.nudges}
+        details: dict[str, Any] = {
+            "turns": self.turns, "nudges": self.nudges,
+            "repeated_calls": sum(count - 1 for _, count in self.seen_calls.values()),
+        }
         if session is not None:
             details |= {
                 "tool_calls": dict(sorted(session.tool_calls.items())),

@@ -10,7 +10,10 @@ The runner, not the model, enforces the protocol:
   verdict is accepted but marked unsupported;
 - `abstain` is refused unless the run allows it;
 - unknown tools and malformed tool input get an error tool_result telling the model what went
-  wrong; each is counted.
+  wrong; each is counted;
+- every tool result's text starts with `call id: <id>`, so a model can cite the ids of its
+  calls whatever its chat template shows of them (quotes are checked against the output only);
+- a sandbox command's timeout is cut to the time left before the case's wall deadline.
 
 Sandbox failures (`SandboxError`) propagate: the session cannot continue without its sandbox.
 """
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import codecs
 import shlex
+import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,9 +50,13 @@ class ToolResult:
     content: str
     is_error: bool = False
 
+    def with_note(self, note: str) -> ToolResult:
+        return ToolResult(self.tool_use_id, self.content + note, self.is_error)
+
     def block(self) -> dict[str, Any]:
         block: dict[str, Any] = {
-            "type": "tool_result", "tool_use_id": self.tool_use_id, "content": self.content,
+            "type": "tool_result", "tool_use_id": self.tool_use_id,
+            "content": f"call id: {self.tool_use_id}\n{self.content}",
         }
         if self.is_error:
             block["is_error"] = True
@@ -75,6 +83,7 @@ class Session:
     violations: Counter[str] = field(default_factory=Counter)
     repair_used: bool = False
     final: FinalVerdict | None = None
+    wall_end: float | None = None  # time.monotonic() by which the case must end
 
     @property
     def invalid_outputs(self) -> int:
@@ -111,8 +120,11 @@ class Session:
     # --- inspection tools ------------------------------------------------------------------
     def _bash(self, call_id: str, args: BaseModel) -> ToolResult:
         assert isinstance(args, t.BashInput)
-        result = self.sandbox.exec(args.command, timeout=args.timeout_s)
-        text = _cap(format_exec(result, args.timeout_s))
+        timeout = args.timeout_s
+        if self.wall_end is not None:
+            timeout = min(timeout, max(self.wall_end - time.monotonic(), 1.0))
+        result = self.sandbox.exec(args.command, timeout=timeout)
+        text = _cap(format_exec(result, timeout))
         self.outputs[call_id] = text
         return ToolResult(call_id, text)
 

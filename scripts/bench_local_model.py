@@ -1,0 +1,183 @@
+"""The local 0.5B model in the loop: judges on the bundled examples, and one evolution round.
+
+    .venv/bin/python scripts/bench_local_model.py [--out out/bench-local] [--skip-evolve]
+
+Needs `scripts/local-model install` (it starts the server when none answers, and stops it
+again if it started it). Runs, each through the CLI against the local llama-server:
+
+1. `eval --judge agent` (skill v1, bounded turns and output) and `eval --judge direct` on every
+   bundled example case: every case must end as pass, fail or a specific error; prints per-case
+   turns, tokens, wall time and the decisions (quality is poor by design: a 0.5B model);
+2. a `multi` panel of the same model over the Messages and the Chat Completions wire;
+3. one bounded `evolve` round with the local model as optimizer and the rules judge on a
+   small gate: the real rewrite goes through candidate validation and the gate, and is
+   promoted or rejected with its recorded reason;
+4. the server's peak memory and its prompt/generation speed from its own counters.
+
+Writes `summary.json` into --out and prints a markdown summary for docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "local-model"
+MODEL = "qwen2.5-coder-0.5b-instruct-q4_k_m"
+AGENT_KNOBS = ["max_turns=8", "max_output_tokens=320", "max_context_tokens=15000",
+               "max_wall_s=600", "timeout_s=300"]
+DIRECT_KNOBS = ["max_prompt_tokens=6000", "max_output_tokens=256", "timeout_s=300"]
+SPECIFIC = ("budget exhausted:", "stalled:", "unparseable output:", "context budget exhausted:",
+            "prompt too large:")
+
+
+def run(*cmd: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    done = subprocess.run(list(cmd), cwd=ROOT, capture_output=True, text=True)
+    if check and done.returncode != 0:
+        sys.exit(f"failed: {' '.join(cmd)}\n{done.stderr[-3000:]}")
+    return done
+
+
+def cli(*args: str) -> float:
+    started = time.monotonic()
+    run(sys.executable, "-m", "judge_runner.cli", *args)
+    return time.monotonic() - started
+
+
+def counters(base_url: str) -> dict[str, float]:
+    with urllib.request.urlopen(f"{base_url}/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    return {name.removeprefix("llamacpp:"): float(value) for name, value in
+            (line.split(" ", 1) for line in text.splitlines()
+             if line.startswith("llamacpp:") and " " in line)}
+
+
+def server_peak_rss_mb() -> float | None:
+    info = json.loads(run(sys.executable, str(SCRIPT), "path").stdout)
+    pid_file = Path(info["cache"]) / "server-8093.pid"
+    try:
+        pid = int(pid_file.read_text())
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def cases_of(run_dir: Path) -> list[dict[str, Any]]:
+    rows = []
+    for line in (run_dir / "verdicts.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        verdict = record["verdict"]
+        usage = verdict["usage"]
+        error = verdict.get("error")
+        rows.append({
+            "case": record["case_id"], "label": record.get("label"),
+            "decision": record["decision"], "error": error,
+            "specific": error is None or error.startswith(SPECIFIC),
+            "turns": verdict.get("details", {}).get("turns"),
+            "prompt_tokens": usage["input_tokens"] + usage["cache_read_input_tokens"]
+            + usage["cache_creation_input_tokens"],
+            "output_tokens": usage["output_tokens"], "calls": usage["calls"],
+            "failed_calls": usage.get("failed_calls", 0), "retries": usage["retries"],
+            "wall_s": verdict["duration_s"],
+        })
+    return rows
+
+
+def judge_runs(dataset: Path, out: Path, base_url: str) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    agent = ["--judge", "agent", "--skill", str(ROOT / "judgeskills" / "v1"), "--model",
+             f"anthropic:{MODEL}", "--sandbox", "docker", "-c", "1",
+             *[x for k in AGENT_KNOBS for x in ("-o", k)]]
+    direct = ["--judge", "direct", "--model", f"openai:{MODEL}", "-c", "1",
+              *[x for k in DIRECT_KNOBS for x in ("-o", k)]]
+    panel = ["--judge", "multi", "--models", f"anthropic:{MODEL},openai:{MODEL}", "-c", "1",
+             *[x for k in DIRECT_KNOBS for x in ("-o", k)]]
+    for name, args in (("agent", agent), ("direct", direct), ("multi", panel)):
+        run_dir = out / f"run-{name}"
+        before = counters(base_url)
+        wall = cli("eval", str(dataset), *args, "--base-url", base_url, "--run-dir",
+                   str(run_dir), "--no-progress")
+        after = counters(base_url)
+        results[name] = {
+            "wall_s": round(wall, 1), "cases": cases_of(run_dir),
+            "server_prompt_tokens": after["prompt_tokens_total"] - before["prompt_tokens_total"],
+            "server_output_tokens": after["tokens_predicted_total"]
+            - before["tokens_predicted_total"],
+        }
+    return results
+
+
+def evolve_round(dataset: Path, out: Path, base_url: str) -> dict[str, Any]:
+    ids = sorted(p.name for p in (dataset / "cases").iterdir() if p.is_dir())
+    bench = out / "evolve-splits"
+    bench.mkdir(parents=True, exist_ok=True)
+    (bench / "dev.txt").write_text("\n".join(ids) + "\n")
+    (bench / "gate.txt").write_text("\n".join(ids[: max(4, len(ids) // 2)]) + "\n")
+    run_dir = out / "evolve"
+    wall = cli("evolve", "--skill", str(ROOT / "judgeskills" / "v1"), "--dev",
+               str(bench / "dev.txt"), "--gate", str(bench / "gate.txt"), "--dataset",
+               str(dataset), "--judge", "rules", "--optimizer", "model", "--optimizer-model",
+               f"anthropic:{MODEL}", "--base-url", base_url, "--rounds", "1",
+               "--max-candidates", "1", "--sample-size", str(len(ids)), "--sandbox", "none",
+               "--run-dir", str(run_dir), "--concurrency", "2")
+    report = run(sys.executable, "-m", "judge_runner.cli", "evolve", "report", str(run_dir),
+                 check=False)
+    state_files = sorted(run_dir.rglob("state.json"))
+    state = json.loads(state_files[0].read_text()) if state_files else {}
+    return {"wall_s": round(wall, 1), "report": report.stdout[-4000:],
+            "candidates": state.get("candidates", state)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "out" / "bench-local")
+    parser.add_argument("--skip-evolve", action="store_true")
+    args = parser.parse_args()
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    status = run(sys.executable, str(SCRIPT), "status", check=False)
+    started_here = status.returncode != 0
+    base_url = (run(sys.executable, str(SCRIPT), "start").stdout if started_here
+                else status.stdout).strip()
+    try:
+        dataset = out / "dataset"
+        if not (dataset / "cases").is_dir():
+            cli("import", str(ROOT / "bench/examples/trials"), "--tasks",
+                str(ROOT / "bench/examples/tasks"), "--out", str(dataset))
+        summary: dict[str, Any] = {"judges": judge_runs(dataset, out, base_url)}
+        if not args.skip_evolve:
+            summary["evolve"] = evolve_round(dataset, out, base_url)
+        speed = counters(base_url)
+        summary["server"] = {"peak_rss_mb": server_peak_rss_mb(),
+                             "prompt_tok_s": speed.get("prompt_tokens_seconds"),
+                             "gen_tok_s": speed.get("predicted_tokens_seconds")}
+    finally:
+        if started_here:
+            run(sys.executable, str(SCRIPT), "stop", check=False)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    for name, result in summary["judges"].items():
+        print(f"\n### {name}: {len(result['cases'])} cases in {result['wall_s']} s")
+        print("| case | label | decision | turns | tokens in / out | calls (failed) | wall s |"
+              " error |")
+        print("|---|---|---|---:|---:|---:|---:|---|")
+        for c in result["cases"]:
+            print(f"| {c['case']} | {c['label']} | {c['decision']} | {c['turns'] or ''} | "
+                  f"{c['prompt_tokens']:,} / {c['output_tokens']:,} | {c['calls']} "
+                  f"({c['failed_calls']}) | {c['wall_s']:.0f} | {c['error'] or ''} |")
+    print("\nserver:", json.dumps(summary["server"]))
+    if "evolve" in summary:
+        print("\nevolve:", json.dumps(summary["evolve"], indent=1)[:3000])
+
+
+if __name__ == "__main__":
+    main()
