@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases.dataset import Dataset
+from judge_runner.harbor import layout
 from judge_runner.ingest import ImportOptions, import_trials
 from tests.conftest import EXAMPLES, REPO, require
 from tests.fakeapi.server import FakeMessagesServer, Responder
@@ -107,10 +108,49 @@ def run_harbor_job(harbor: Path, tasks: Path, jobs: Path, responder: Responder,
                                              concurrency=1),
                              cwd=jobs.parent, env=harbor_env(), capture_output=True, text=True,
                              timeout=600)
-        assert run.returncode == 0, run.stdout[-3000:]
+        assert run.returncode == 0, run.stdout[-3000:] + describe_trials(jobs / "job")
     finally:
         server.stop()
         remove_trial_leftovers(case_ids)
+
+
+def describe_trial(trial: Path) -> str:
+    """What one trial folder of a Harbor job ended with, for assertion messages: Harbor's
+    exception (message and where it was raised) or the rewards, and the judge's products."""
+    result_path = trial / "result.json"
+    if not result_path.is_file():
+        return f"{trial.name}: unfinished (no result.json)"
+    result = json.loads(result_path.read_text())
+    exception = result.get("exception_info")
+    if exception:
+        tail = str(exception.get("exception_traceback") or "").strip().splitlines()[-12:]
+        status = (f"{exception.get('exception_type')}: {exception.get('exception_message')}\n"
+                  + "\n".join(f"    {line}" for line in tail))
+    else:
+        status = f"rewards {(result.get('verifier_result') or {}).get('rewards')}"
+    products = trial / "agent" / layout.PRODUCTS_SUBDIR
+    names = sorted(p.name for p in products.iterdir()) if products.is_dir() else []
+    verdict = ""
+    if (products / "verdict.json").is_file():
+        data = json.loads((products / "verdict.json").read_text())
+        verdict = f"; verdict {data.get('decision')} (error: {data.get('error')})"
+    return f"{trial.name}: {status}\n  products: {', '.join(names) or 'none'}{verdict}"
+
+
+def describe_trials(job: Path) -> str:
+    """`describe_trial` for every trial folder of `job`."""
+    trials = sorted(p for p in job.iterdir() if p.is_dir()) if job.is_dir() else []
+    return "\n".join(describe_trial(t) for t in trials) or f"{job}: no trial folders"
+
+
+def failed_trials(job: Path) -> list[str]:
+    """Trial folders of `job` that Harbor ended with an exception, or that did not finish."""
+    failed = []
+    for trial in sorted(p for p in job.iterdir() if (p / "config.json").is_file()):
+        result_path = trial / "result.json"
+        if not result_path.is_file() or json.loads(result_path.read_text())["exception_info"]:
+            failed.append(trial.name)
+    return failed
 
 
 def read_jsonl(path: Path) -> list[dict[str, object]]:
