@@ -123,9 +123,12 @@ def describe_trial(trial: Path) -> str:
     result = json.loads(result_path.read_text())
     exception = result.get("exception_info")
     if exception:
-        tail = str(exception.get("exception_traceback") or "").strip().splitlines()[-12:]
+        lines = str(exception.get("exception_traceback") or "").strip().splitlines()
+        # Where our code was (agent, sandbox) and where it was raised.
+        ours = [f"{line.strip()}: {lines[i + 1].strip()}" for i, line in enumerate(lines[:-1])
+                if line.lstrip().startswith("File") and "/judge_runner/" in line]
         status = (f"{exception.get('exception_type')}: {exception.get('exception_message')}\n"
-                  + "\n".join(f"    {line}" for line in tail))
+                  + "\n".join(f"    {line}" for line in ours + lines[-4:]))
     else:
         status = f"rewards {(result.get('verifier_result') or {}).get('rewards')}"
     products = trial / "agent" / layout.PRODUCTS_SUBDIR
