@@ -79,25 +79,29 @@ def harbor_run_argv(harbor: Path, tasks: Path, jobs: Path, job: str, api_base: s
             "--job-name", job, "-n", str(concurrency), "-y", "-q"]
 
 
-def remove_trial_leftovers(case_ids: list[str]) -> None:
-    """Containers and images Harbor leaves behind when its process is killed."""
-    projects = subprocess.run(
-        ["docker", "ps", "-a", "--format", '{{.Label "com.docker.compose.project"}}\t{{.ID}}'],
+def remove_trial_leftovers(tasks: Path) -> None:
+    """Containers and images Harbor leaves behind when its process is killed — only those of
+    the tasks under `tasks`: other runs on the same engine (another test session) judge the
+    same cases at the same time, and their trial containers are not ours to remove."""
+    under = str(tasks.resolve()) + "/"
+    rows = subprocess.run(
+        ["docker", "ps", "-a", "--format", "{{.ID}}\t"
+         '{{.Label "com.docker.compose.project"}}\t'
+         '{{.Label "com.docker.compose.project.working_dir"}}'],
         capture_output=True, text=True).stdout.splitlines()
-    prefixes = tuple(c[:24] for c in case_ids)  # Harbor cuts task names in project names
-    ids = [line.split("\t")[1] for line in projects
-           if line.split("\t")[0].startswith(prefixes)]
-    if ids:
-        subprocess.run(["docker", "rm", "-f", *ids], capture_output=True)
-    images = subprocess.run(["docker", "images", "--format", "{{.Repository}}"],
-                            capture_output=True, text=True).stdout.split()
-    ours = [i for i in images if i.startswith(prefixes) and i.endswith("__env-main")]
+    ours = [row.split("\t") for row in rows if row.count("\t") == 2]
+    ours = [fields for fields in ours if fields[2].startswith(under)]
     if ours:
-        subprocess.run(["docker", "rmi", "-f", *ours], capture_output=True)
+        subprocess.run(["docker", "rm", "-f", *(f[0] for f in ours)], capture_output=True)
+    for project in sorted({f[1] for f in ours if f[1]}):
+        images = subprocess.run(
+            ["docker", "images", "-q", "--filter", f"label=com.docker.compose.project={project}"],
+            capture_output=True, text=True).stdout.split()
+        if images:
+            subprocess.run(["docker", "rmi", "-f", *images], capture_output=True)
 
 
-def run_harbor_job(harbor: Path, tasks: Path, jobs: Path, responder: Responder,
-                   case_ids: list[str]) -> None:
+def run_harbor_job(harbor: Path, tasks: Path, jobs: Path, responder: Responder) -> None:
     """One Harbor job ("job", one trial at a time) of the judge agent over `tasks`, its model
     calls answered by `responder`; fails the test unless Harbor exits 0, then removes what the
     trials left on the engine."""
@@ -111,7 +115,7 @@ def run_harbor_job(harbor: Path, tasks: Path, jobs: Path, responder: Responder,
         assert run.returncode == 0, run.stdout[-3000:] + describe_trials(jobs / "job")
     finally:
         server.stop()
-        remove_trial_leftovers(case_ids)
+        remove_trial_leftovers(tasks)
 
 
 def describe_trial(trial: Path) -> str:

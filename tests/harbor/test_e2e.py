@@ -131,7 +131,7 @@ def scenario(
         assert evaluated.returncode == 0, evaluated.stderr[-3000:]
     finally:
         server.stop()
-        remove_trial_leftovers(case_ids)
+        remove_trial_leftovers(tasks)
     return Scenario(examples_dataset, case_ids, decisions, tasks, root / "jobs" / "job",
                     root / "harbor-run", root / "eval-run", harbor_judge, eval_judge)
 

@@ -126,7 +126,7 @@ def test_timeouts_kill_children_and_the_judge_cannot_write_outside_scratch(
     export_tasks(examples_dataset, case_ids, None, tmp_path / "tasks",
                  ExportOptions(image=judge_image))
     script = TimeoutScript()
-    run_harbor_job(harbor_cli, tmp_path / "tasks", tmp_path / "jobs", script, case_ids)
+    run_harbor_job(harbor_cli, tmp_path / "tasks", tmp_path / "jobs", script)
     job = tmp_path / "jobs" / "job"
     assert len(script.results) >= 4, (script.results, describe_trials(job))
     plan, slept, escaped, counted = script.results[:4]
