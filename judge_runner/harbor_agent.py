@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 import tempfile
 from dataclasses import replace
 from pathlib import Path, PurePosixPath
@@ -45,7 +46,7 @@ from judge_runner import __version__
 from judge_runner.cases.dataset import CasePackage
 from judge_runner.harbor import layout
 from judge_runner.harbor.atif import build_trajectory, prompt_tokens, read_calls
-from judge_runner.harbor.sandbox import HarborSandbox
+from judge_runner.harbor.sandbox import HarborEnvironment, HarborSandbox
 from judge_runner.judges.agent import AgentJudge, make_judge
 from judge_runner.judges.base import Verdict
 from judge_runner.judges.products import TRANSCRIPT_FILE
@@ -62,6 +63,11 @@ _SETUP = (
     " && chmod 0755 /logs/agent {products} /logs/verifier"
     " && chown {user}: {scratch} && chmod 0700 {scratch}"
 )
+# Bound of each of the agent's own commands in the container (setup, skills-dir probe, final
+# kill). A hang guard, not a speed limit: on a loaded engine one `docker compose exec` can take
+# tens of seconds before its command starts, so Harbor's 10 s `is_dir` probe is not used.
+CONTROL_EXEC_TIMEOUT_S = 300
+_IS_DIR, _NOT_DIR = "jr-is-dir", "jr-not-dir"
 
 
 class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type information
@@ -92,7 +98,8 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
     async def setup(self, environment: BaseEnvironment) -> None:
         result = await environment.exec(
             _SETUP.format(products=layout.PRODUCTS_DIR, scratch=SCRATCH_DIR,
-                          user=layout.JUDGE_USER), user="root")
+                          user=layout.JUDGE_USER), user="root",
+            timeout_sec=CONTROL_EXEC_TIMEOUT_S)
         if result.return_code != 0:
             raise RuntimeError(f"could not prepare the trial's directories: {result.stdout}")
 
@@ -112,7 +119,8 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
                            sort_keys=True, default=str) + "\n", encoding="utf-8")
             verdict = await asyncio.to_thread(judge.judge, CasePackage(case_dir), products)
         # Nothing the judge started may still run when Harbor copies the label in for grading.
-        await environment.exec(f"pkill -KILL -u {layout.JUDGE_USER} || true", user="root")
+        await environment.exec(f"pkill -KILL -u {layout.JUDGE_USER} || true", user="root",
+                               timeout_sec=CONTROL_EXEC_TIMEOUT_S)
         if not environment.is_path_mounted(PurePosixPath(layout.PRODUCTS_DIR), products):
             await environment.upload_dir(products, layout.PRODUCTS_DIR)
         self._write_trajectory(products / TRANSCRIPT_FILE)
@@ -121,9 +129,10 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
     async def _download_skill(self, environment: BaseEnvironment, into: Path) -> Path | None:
         """The JudgeSkill folder from the task's skills dir; None when the task has none.
 
-        Raises RuntimeError when the skills dir holds more than one skill (which to follow?).
+        Raises RuntimeError when the skills dir holds more than one skill (which to follow?),
+        or when the container cannot say whether the skills dir exists.
         """
-        if not self.skills_dir or not await environment.is_dir(self.skills_dir):
+        if not self.skills_dir or not await _is_dir(environment, self.skills_dir):
             return None
         await environment.download_dir(self.skills_dir, into)
         skills = sorted(p for p in into.iterdir() if (p / "SKILL.md").is_file())
@@ -153,6 +162,20 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
         trajectory = Trajectory.model_validate(data)  # Harbor's own schema check
         (self.logs_dir / "trajectory.json").write_text(
             json.dumps(trajectory.to_json_dict(), indent=2) + "\n", encoding="utf-8")
+
+
+async def _is_dir(environment: HarborEnvironment, path: str) -> bool:
+    """Whether `path` is a directory in the container. A failed probe (engine error, container
+    gone) raises instead of passing for "no directory", which would judge without the skill."""
+    quoted = shlex.quote(path)
+    result = await environment.exec(
+        f"if [ -d {quoted} ]; then echo {_IS_DIR}; else echo {_NOT_DIR}; fi",
+        timeout_sec=CONTROL_EXEC_TIMEOUT_S)
+    answer = {line.strip() for line in (result.stdout or "").splitlines()} & {_IS_DIR, _NOT_DIR}
+    if result.return_code != 0 or len(answer) != 1:
+        raise RuntimeError(f"could not check for {path} in the container (exit code "
+                           f"{result.return_code}): {(result.stdout or '')[-500:]}")
+    return answer == {_IS_DIR}
 
 
 def _fill_context(context: AgentContext, verdict: Verdict) -> None:

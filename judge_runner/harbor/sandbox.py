@@ -40,8 +40,11 @@ from judge_runner.sandbox.wrapper import exec_wrapped, sweep_argv
 T = TypeVar("T")
 
 # Seconds Harbor may take beyond a call's budget (for exec: the wrapper's timeout, the kill
-# grace and `wrapper.HOST_SLACK`) before the host gives up on it.
-HOST_SLACK = 30.0
+# grace and `wrapper.HOST_SLACK`) before the host gives up on it; Harbor's own exec timeout
+# fires at half of it. A hang guard only: the wrapper's timeout inside the container is what
+# bounds a command, while every call also pays a `docker compose exec` start, which takes tens
+# of seconds on a loaded machine.
+HOST_SLACK = 120.0
 
 
 class HarborExecResult(Protocol):

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases.dataset import Dataset
+from judge_runner.harbor import layout
 from judge_runner.ingest import ImportOptions, import_trials
 from tests.conftest import EXAMPLES, REPO, require
 from tests.fakeapi.server import FakeMessagesServer, Responder
@@ -78,25 +79,29 @@ def harbor_run_argv(harbor: Path, tasks: Path, jobs: Path, job: str, api_base: s
             "--job-name", job, "-n", str(concurrency), "-y", "-q"]
 
 
-def remove_trial_leftovers(case_ids: list[str]) -> None:
-    """Containers and images Harbor leaves behind when its process is killed."""
-    projects = subprocess.run(
-        ["docker", "ps", "-a", "--format", '{{.Label "com.docker.compose.project"}}\t{{.ID}}'],
+def remove_trial_leftovers(tasks: Path) -> None:
+    """Containers and images Harbor leaves behind when its process is killed — only those of
+    the tasks under `tasks`: other runs on the same engine (another test session) judge the
+    same cases at the same time, and their trial containers are not ours to remove."""
+    under = str(tasks.resolve()) + "/"
+    rows = subprocess.run(
+        ["docker", "ps", "-a", "--format", "{{.ID}}\t"
+         '{{.Label "com.docker.compose.project"}}\t'
+         '{{.Label "com.docker.compose.project.working_dir"}}'],
         capture_output=True, text=True).stdout.splitlines()
-    prefixes = tuple(c[:24] for c in case_ids)  # Harbor cuts task names in project names
-    ids = [line.split("\t")[1] for line in projects
-           if line.split("\t")[0].startswith(prefixes)]
-    if ids:
-        subprocess.run(["docker", "rm", "-f", *ids], capture_output=True)
-    images = subprocess.run(["docker", "images", "--format", "{{.Repository}}"],
-                            capture_output=True, text=True).stdout.split()
-    ours = [i for i in images if i.startswith(prefixes) and i.endswith("__env-main")]
+    ours = [row.split("\t") for row in rows if row.count("\t") == 2]
+    ours = [fields for fields in ours if fields[2].startswith(under)]
     if ours:
-        subprocess.run(["docker", "rmi", "-f", *ours], capture_output=True)
+        subprocess.run(["docker", "rm", "-f", *(f[0] for f in ours)], capture_output=True)
+    for project in sorted({f[1] for f in ours if f[1]}):
+        images = subprocess.run(
+            ["docker", "images", "-q", "--filter", f"label=com.docker.compose.project={project}"],
+            capture_output=True, text=True).stdout.split()
+        if images:
+            subprocess.run(["docker", "rmi", "-f", *images], capture_output=True)
 
 
-def run_harbor_job(harbor: Path, tasks: Path, jobs: Path, responder: Responder,
-                   case_ids: list[str]) -> None:
+def run_harbor_job(harbor: Path, tasks: Path, jobs: Path, responder: Responder) -> None:
     """One Harbor job ("job", one trial at a time) of the judge agent over `tasks`, its model
     calls answered by `responder`; fails the test unless Harbor exits 0, then removes what the
     trials left on the engine."""
@@ -107,10 +112,52 @@ def run_harbor_job(harbor: Path, tasks: Path, jobs: Path, responder: Responder,
                                              concurrency=1),
                              cwd=jobs.parent, env=harbor_env(), capture_output=True, text=True,
                              timeout=600)
-        assert run.returncode == 0, run.stdout[-3000:]
+        assert run.returncode == 0, run.stdout[-3000:] + describe_trials(jobs / "job")
     finally:
         server.stop()
-        remove_trial_leftovers(case_ids)
+        remove_trial_leftovers(tasks)
+
+
+def describe_trial(trial: Path) -> str:
+    """What one trial folder of a Harbor job ended with, for assertion messages: Harbor's
+    exception (message and where it was raised) or the rewards, and the judge's products."""
+    result_path = trial / "result.json"
+    if not result_path.is_file():
+        return f"{trial.name}: unfinished (no result.json)"
+    result = json.loads(result_path.read_text())
+    exception = result.get("exception_info")
+    if exception:
+        lines = str(exception.get("exception_traceback") or "").strip().splitlines()
+        # Where our code was (agent, sandbox) and where it was raised.
+        ours = [f"{line.strip()}: {lines[i + 1].strip()}" for i, line in enumerate(lines[:-1])
+                if line.lstrip().startswith("File") and "/judge_runner/" in line]
+        status = (f"{exception.get('exception_type')}: {exception.get('exception_message')}\n"
+                  + "\n".join(f"    {line}" for line in ours + lines[-4:]))
+    else:
+        status = f"rewards {(result.get('verifier_result') or {}).get('rewards')}"
+    products = trial / "agent" / layout.PRODUCTS_SUBDIR
+    names = sorted(p.name for p in products.iterdir()) if products.is_dir() else []
+    verdict = ""
+    if (products / "verdict.json").is_file():
+        data = json.loads((products / "verdict.json").read_text())
+        verdict = f"; verdict {data.get('decision')} (error: {data.get('error')})"
+    return f"{trial.name}: {status}\n  products: {', '.join(names) or 'none'}{verdict}"
+
+
+def describe_trials(job: Path) -> str:
+    """`describe_trial` for every trial folder of `job`."""
+    trials = sorted(p for p in job.iterdir() if p.is_dir()) if job.is_dir() else []
+    return "\n".join(describe_trial(t) for t in trials) or f"{job}: no trial folders"
+
+
+def failed_trials(job: Path) -> list[str]:
+    """Trial folders of `job` that Harbor ended with an exception, or that did not finish."""
+    failed = []
+    for trial in sorted(p for p in job.iterdir() if (p / "config.json").is_file()):
+        result_path = trial / "result.json"
+        if not result_path.is_file() or json.loads(result_path.read_text())["exception_info"]:
+            failed.append(trial.name)
+    return failed
 
 
 def read_jsonl(path: Path) -> list[dict[str, object]]:

@@ -27,6 +27,9 @@ from tests.harbor.conftest import (
     MODEL,
     SKILL,
     VENV_BIN,
+    describe_trial,
+    describe_trials,
+    failed_trials,
     harbor_env,
     harbor_run_argv,
     one_case_per_task,
@@ -105,7 +108,11 @@ def scenario(
                                              server.base_url, concurrency=4),
                              cwd=root, env=harbor_env(), capture_output=True, text=True,
                              timeout=900)
-        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        job = root / "jobs" / "job"
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:] + describe_trials(job)
+        # Every later test reads these trials: one that Harbor ended with an exception is the
+        # failure to report, with what it raised.
+        assert failed_trials(job) == [], describe_trials(job)
         collect = subprocess.run(
             [str(VENV_BIN / "judge-runner"), "harbor", "collect", str(root / "jobs" / "job"),
              "--out", str(root / "harbor-run")], capture_output=True, text=True, timeout=300)
@@ -124,7 +131,7 @@ def scenario(
         assert evaluated.returncode == 0, evaluated.stderr[-3000:]
     finally:
         server.stop()
-        remove_trial_leftovers(case_ids)
+        remove_trial_leftovers(tasks)
     return Scenario(examples_dataset, case_ids, decisions, tasks, root / "jobs" / "job",
                     root / "harbor-run", root / "eval-run", harbor_judge, eval_judge)
 
@@ -171,8 +178,8 @@ def test_rewards_follow_the_verdicts_and_the_judge_cannot_write_them(scenario: S
         details = json.loads((trial / "verifier" / layout.DETAILS_FILE).read_text())
         case_id = details["case_id"]
         expected = 1.0 if scenario.decisions[case_id] == labels[case_id].label.value else 0.0
-        assert result["verifier_result"]["rewards"] == {"reward": expected}
-        assert result["exception_info"] is None
+        assert result["verifier_result"]["rewards"] == {"reward": expected}, describe_trial(trial)
+        assert result["exception_info"] is None, describe_trial(trial)
         assert details["decision"] == scenario.decisions[case_id]
 
 
@@ -185,7 +192,7 @@ def test_trials_carry_products_and_an_atif_trajectory_with_token_usage(
         products = trial / "agent" / layout.PRODUCTS_SUBDIR
         for name in ("plan.md", "inspection_log.jsonl", "verdict.json", "transcript.jsonl",
                      layout.CONFIG_FILE):
-            assert (products / name).is_file(), (trial, name)
+            assert (products / name).is_file(), (name, describe_trial(trial))
         verdict = json.loads((products / "verdict.json").read_text())
         usage = verdict["usage"]
         trajectory = Trajectory.model_validate_json(

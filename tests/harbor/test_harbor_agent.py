@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 from pathlib import Path
 from types import ModuleType
@@ -9,6 +10,7 @@ from types import ModuleType
 import pytest
 
 from tests.conftest import require
+from tests.harbor.hostenv import HostEnvironment, HostResult
 
 
 @pytest.fixture
@@ -36,3 +38,25 @@ def test_bad_flags_are_refused(agent_module: ModuleType, tmp_path: Path) -> None
         agent_module.JudgeAgent(tmp_path, "m", allow_abstain="maybe")
     with pytest.raises(ValueError):
         agent_module.JudgeAgent(tmp_path, "m", max_turns="many")
+
+
+def test_the_skills_dir_probe_tells_a_missing_dir_from_a_failed_probe(
+    agent_module: ModuleType, tmp_path: Path
+) -> None:
+    env = HostEnvironment()
+    assert asyncio.run(agent_module._is_dir(env, str(tmp_path))) is True
+    assert asyncio.run(agent_module._is_dir(env, str(tmp_path / "no such dir"))) is False
+    # A loaded engine may take tens of seconds per exec: the probe waits minutes, not seconds.
+    assert env.timeouts == [agent_module.CONTROL_EXEC_TIMEOUT_S] * 2
+    assert agent_module.CONTROL_EXEC_TIMEOUT_S >= 120
+    with pytest.raises(RuntimeError, match="could not check for /skills"):
+        asyncio.run(agent_module._is_dir(BrokenEnvironment(), "/skills"))
+
+
+class BrokenEnvironment:
+    """An exec as `docker compose exec` answers when the trial's container is gone."""
+
+    async def exec(self, command: str, cwd: str | None = None,
+                   env: dict[str, str] | None = None, timeout_sec: int | None = None,
+                   user: str | int | None = None) -> HostResult:
+        return HostResult(stdout='service "main" is not running', stderr=None, return_code=1)

@@ -26,7 +26,7 @@ def test_a_failing_model_gives_no_reward_and_an_error_verdict(
     export_tasks(examples_dataset, case_ids, None, tasks, ExportOptions(image=judge_image))
     # A non-retryable answer: the judge ends the case as an error at its first call.
     run_harbor_job(harbor_cli, tasks, tmp_path / "jobs",
-                   lambda request: http_error(400, message="scripted refusal"), case_ids)
+                   lambda request: http_error(400, message="scripted refusal"))
     (trial,) = [p for p in (tmp_path / "jobs" / "job").iterdir() if (p / "result.json").is_file()]
     result = json.loads((trial / "result.json").read_text())
     assert result["verifier_result"] is None  # no reward at all, not a 0

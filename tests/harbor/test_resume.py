@@ -73,7 +73,7 @@ def test_resume_after_a_killed_job_finishes_the_remaining_cases_only(
         assert resumed.returncode == 0, resumed.stdout[-3000:] + resumed.stderr[-3000:]
     finally:
         server.stop()
-        remove_trial_leftovers(case_ids)
+        remove_trial_leftovers(tasks)
 
     after = _finished(job)
     assert len(after) == len(case_ids)
