@@ -12,7 +12,6 @@ import json
 import os
 import threading
 from typing import Any
-from urllib.parse import urlparse
 
 import anthropic
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -23,23 +22,22 @@ from judge_runner.log import get_logger
 from judge_runner.models.base import ModelError, ModelRequest, ModelResponse, Usage
 from judge_runner.models.pricing import PriceTable, price_table
 from judge_runner.models.retry import Attempts, RetryPolicy, is_retryable, retry_after_s
+from judge_runner.models.wire import (
+    LOCAL_DUMMY_KEY,
+    ModelCallError,
+    call_failure,
+    is_local,
+    malformed_answer,
+    safe_url,
+)
+
+__all__ = ["LOCAL_DUMMY_KEY", "AnthropicClient", "ModelCallError", "is_local", "safe_url"]
 
 API_KEY_ENV = "ANTHROPIC_API_KEY"
 BASE_URL_ENV = "ANTHROPIC_BASE_URL"
 DEFAULT_BASE_URL = "https://api.anthropic.com"
-# Sent to local servers when no key is set: they need some x-api-key header, not a real key.
-LOCAL_DUMMY_KEY = "local-server-no-key"
-_LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "0.0.0.0"})
 
 log = get_logger(__name__)
-
-
-class ModelCallError(ModelError):
-    """A call that failed for good; `status` is the last HTTP status (None for network errors)."""
-
-    def __init__(self, message: str, *, attempts: int, status: int | None) -> None:
-        super().__init__(message, attempts=attempts)
-        self.status = status
 
 
 class _WireUsage(BaseModel):
@@ -61,18 +59,6 @@ class _WireMessage(BaseModel):
     content: list[dict[str, Any]]
     stop_reason: str | None
     usage: _WireUsage
-
-
-def safe_url(url: str) -> str:
-    """`url` without user info, query or fragment: what may appear in logs and errors."""
-    parts = urlparse(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return parts._replace(netloc=netloc, query="", fragment="").geturl()
-
-
-def is_local(base_url: str) -> bool:
-    return (urlparse(base_url).hostname or "") in _LOCAL_HOSTS
 
 
 def resolve_api_key(base_url: str) -> str:
@@ -227,20 +213,15 @@ class AnthropicClient:
 
     def _failure(self, err: anthropic.APIError, attempts: int) -> ModelCallError:
         status = err.status_code if isinstance(err, anthropic.APIStatusError) else None
-        gave_up = " (retries exhausted)" if is_retryable(err) else ""
-        message = (f"model call to {safe_url(self.base_url)} failed after {attempts} attempt(s)"
-                   f"{gave_up}: {self._describe(err)}")
-        log.error("model call failed", attempts=attempts, status=status, reason=message)
-        return ModelCallError(message, attempts=attempts, status=status)
+        return call_failure(self.base_url, attempts=attempts, status=status,
+                            retryable=is_retryable(err), description=self._describe(err))
 
     def _to_response(self, request: ModelRequest, data: object, attempts: int) -> ModelResponse:
         try:
             wire = _WireMessage.model_validate(data)
         except ValidationError as err:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                                 for e in err.errors()[:5])
-            raise ModelCallError(f"server answered 200 but not with a Messages response "
-                                 f"({problems})", attempts=attempts, status=200) from None
+            raise malformed_answer(err, expected="a Messages response",
+                                   attempts=attempts) from None
         bad = [i for i, block in enumerate(wire.content) if not isinstance(block.get("type"), str)]
         if bad:
             raise ModelCallError(f"server answered content blocks without a type at {bad}",

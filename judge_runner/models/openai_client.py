@@ -35,10 +35,17 @@ from tenacity import RetryCallState
 
 from judge_runner import cancel
 from judge_runner.log import get_logger
-from judge_runner.models.anthropic_client import LOCAL_DUMMY_KEY, ModelCallError, is_local, safe_url
 from judge_runner.models.base import ModelError, ModelRequest, ModelResponse, Usage
 from judge_runner.models.pricing import PriceTable, price_table
 from judge_runner.models.retry import RETRYABLE_STATUS, Attempts, RetryPolicy, parse_retry_after
+from judge_runner.models.wire import (
+    LOCAL_DUMMY_KEY,
+    ModelCallError,
+    call_failure,
+    is_local,
+    malformed_answer,
+    safe_url,
+)
 
 log = get_logger(__name__)
 
@@ -283,20 +290,14 @@ class OpenAIClient:
 
     def _failure(self, err: openai.APIError, attempts: int) -> ModelCallError:
         status = err.status_code if isinstance(err, openai.APIStatusError) else None
-        gave_up = " (retries exhausted)" if is_retryable(err) else ""
-        message = (f"model call to {safe_url(self.base_url)} failed after {attempts} attempt(s)"
-                   f"{gave_up}: {self._describe(err)}")
-        log.error("model call failed", attempts=attempts, status=status, reason=message)
-        return ModelCallError(message, attempts=attempts, status=status)
+        return call_failure(self.base_url, attempts=attempts, status=status,
+                            retryable=is_retryable(err), description=self._describe(err))
 
     def _to_response(self, request: ModelRequest, data: object, attempts: int) -> ModelResponse:
         try:
             wire = _WireCompletion.model_validate(data)
         except ValidationError as err:
-            problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}"
-                                 for e in err.errors()[:5])
-            raise ModelCallError(f"server answered 200 but not with a chat completion "
-                                 f"({problems})", attempts=attempts, status=200) from None
+            raise malformed_answer(err, expected="a chat completion", attempts=attempts) from None
         if not wire.choices:
             raise ModelCallError("server answered a chat completion without choices",
                                  attempts=attempts, status=200)
