@@ -53,7 +53,9 @@ def test_agent_calls_come_from_the_transcript_and_quotes_mark_their_output(
     case_id = agent.records[0].case_id
     view = _view(agent, examples_dataset, case_id)
     assert [c.call.id for c in view.calls] == ["tu_bash_artifact", "tu_bash_final"]
-    assert all(c.output and c.output.text.startswith("exit code 0") for c in view.calls)
+    # each tool result opens with the call id the judge was shown, then the command's result
+    assert all(c.output and c.output.text.removeprefix(f"call id: {c.call.id}\n")
+               .startswith("exit code 0") for c in view.calls)
     first, second, third = (i.evidence[0] for i in view.inspections)
     assert first.status == second.status == "verified"
     assert first.target.href is not None and first.target.href.startswith("#q-")
