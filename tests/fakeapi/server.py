@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 JsonDict = dict[str, Any]
 
@@ -168,7 +168,7 @@ class FakeMessagesServer:
         self._thread: threading.Thread | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
-    def start(self) -> FakeMessagesServer:
+    def start(self) -> Self:
         handler = _make_handler(self)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True

@@ -23,12 +23,14 @@ from judge_runner.judges.products import (
 )
 from judge_runner.judges.registry import JudgeOptions
 from judge_runner.models.recording import read_transcript
-from tests.conftest import REPO
+from tests.conftest import REPO, docker_sdk
 from tests.fakeapi import FakeMessagesServer, Slow, http_error, reply, text, tool_use
 from tests.judges import sessions
 
 V1 = REPO / "judgeskills" / "v1"
-FAST_RETRY = {"initial_wait_s": 0.0, "jitter_s": 0.0, "max_wait_s": 0.0, "max_attempts": 4}
+MAX_ATTEMPTS = 4
+FAST_RETRY = {"initial_wait_s": 0.0, "jitter_s": 0.0, "max_wait_s": 0.0,
+              "max_attempts": MAX_ATTEMPTS}
 
 
 def options(api: FakeMessagesServer | None, sandbox: str = "local", skill: Path | None = V1,
@@ -284,16 +286,14 @@ def test_unreadable_case_is_an_error_not_a_verdict(
 def test_sandbox_dying_mid_session_is_an_error(
     fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path, docker_engine: None
 ) -> None:
-    import docker
-
     def kill_containers() -> None:
-        client = docker.from_env()
+        client = docker_sdk().from_env()
         for container in client.containers.list(filters={"label": "judge-runner.created"}):
             if "c-fail" in container.name:
                 container.kill()
         client.close()
 
-    killed = []
+    killed: list[bool] = []
 
     def responder(request: Any) -> Any:
         if not killed:
@@ -327,7 +327,7 @@ def test_persistent_failure_is_an_error_for_that_case_only(
     fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
 ) -> None:
     judge = agent(fake_api)
-    fake_api.push(*[http_error(500) for _ in range(FAST_RETRY["max_attempts"])])
+    fake_api.push(*[http_error(500) for _ in range(MAX_ATTEMPTS)])
     broken = judge.judge(dataset.case("c-fail"), tmp_path / "a")
     fake_api.push(*sessions.good_session(42))
     fine = judge.judge(dataset.case("c-pass"), tmp_path / "b")
