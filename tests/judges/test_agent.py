@@ -129,9 +129,9 @@ def test_bundled_cases_plan_inspect_decide_with_one_prefix(
 def test_read_file_pages_long_trajectories_without_silent_truncation(
     fake_api: FakeMessagesServer, tmp_path: Path
 ) -> None:
-    from tests.judges import casekit
+    from tests import casebuilder
 
-    data = casekit.build_dataset(tmp_path / "data", {"long": 41}, filler_steps=40)
+    data = casebuilder.summing_dataset(tmp_path / "data", {"long": 41}, filler_steps=40)
     case = data.case("long")
     total = len((case.root / "trajectory.json").read_text())
     fake_api.push(sessions.plan())

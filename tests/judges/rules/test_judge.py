@@ -14,7 +14,7 @@ from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE, read
 from judge_runner.judges.registry import JudgeOptions, build_judge
 from judge_runner.judges.rules import RulesJudge, make_judge
 from judge_runner.judges.rules.judge import default_skill_dir
-from tests.judges.rules.builder import GOOD_RUN, bash, build_case, msg, notice
+from tests.casebuilder import GOOD_RUN, bash, build_case, msg, notice
 
 
 def judge() -> RulesJudge:

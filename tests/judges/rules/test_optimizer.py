@@ -18,8 +18,8 @@ from judge_runner.judges.rules.optimizer import (
     propose,
 )
 from judge_runner.judges.rules.spec import CHECKS_FILE, load_rules
+from tests.casebuilder import GOOD_RUN, build_case
 from tests.conftest import REPO
-from tests.judges.rules.builder import GOOD_RUN, build_case
 
 S, R = Outcome.SUPPORTS, Outcome.REFUTES
 
