@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases.dataset import Dataset
+from judge_runner.cases import Dataset
 from judge_runner.checklist.evidence import (
     ExecutionLog,
     decisive_number,
@@ -22,8 +22,7 @@ from judge_runner.checklist.models import (
     write_checklist,
 )
 from judge_runner.checklist.score import ChecklistScorer, render_log
-from judge_runner.models.anthropic_client import AnthropicClient
-from judge_runner.models.retry import RetryPolicy
+from judge_runner.models import AnthropicClient, RetryPolicy
 from tests.checklist.helpers import good_items, make_checklist, write_runs
 from tests.fakeapi.server import FakeMessagesServer, http_error, reply, tool_use
 

@@ -13,8 +13,8 @@ import pytest
 from judge_runner.evolve.loop import Evolution
 from judge_runner.evolve.optimizer import ModelOptimizer, ProposalRequest
 from judge_runner.evolve.state import CandidateStatus, EvolveState, Strategy
-from judge_runner.models.anthropic_client import AnthropicClient
-from judge_runner.skills.lineage import load_lineage
+from judge_runner.models import AnthropicClient
+from judge_runner.skills import load_lineage
 from tests.casebuilder import dev_pool
 from tests.evolve.helpers import model_evolution, write_skill
 from tests.evolve.skill_judge import SkillJudge

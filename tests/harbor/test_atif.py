@@ -7,8 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from judge_runner.harbor.atif import build_trajectory, read_calls
-from judge_runner.models.base import ModelRequest, ModelResponse, Usage
-from judge_runner.models.recording import TranscriptEntry
+from judge_runner.models import ModelRequest, ModelResponse, TranscriptEntry, Usage
 from tests.conftest import require
 
 SYSTEM = [{"type": "text", "text": "You judge runs.", "cache_control": {"type": "ephemeral"}}]

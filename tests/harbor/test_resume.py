@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases.dataset import Dataset
+from judge_runner.cases import Dataset
 from judge_runner.harbor.collect import collect_job
 from judge_runner.harbor.export import ExportOptions, export_tasks
 from judge_runner.skills import load_skill

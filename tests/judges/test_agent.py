@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from judge_runner.cases import Dataset
+from judge_runner.judges import Decision, Outcome
 from judge_runner.judges.agent import AgentJudge, make_judge
-from judge_runner.judges.base import Decision, Outcome
 from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.products import (
     LOG_FILE,
@@ -483,7 +483,7 @@ def test_read_file_pages_a_file_larger_than_the_sandbox_read_limit(
     dataset: Dataset, tmp_path: Path
 ) -> None:
     from judge_runner.judges.agent.session import READ_CAP_BYTES, Session
-    from judge_runner.sandbox.limits import SandboxLimits
+    from judge_runner.sandbox import SandboxLimits
     from judge_runner.sandbox.local import LocalSandbox
 
     case = dataset.case("c-pass")

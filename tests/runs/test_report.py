@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases import Dataset
-from judge_runner.cases.models import Domain, Label
+from judge_runner.cases import Dataset, Domain, Label
 from judge_runner.judges.registry import JudgeOptions, build_judge
 from judge_runner.runs.records import load_records, load_summary
 from judge_runner.runs.report import render_markdown

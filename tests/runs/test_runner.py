@@ -10,9 +10,15 @@ from pathlib import Path
 import pytest
 
 from judge_runner import cancel
-from judge_runner.cases import ArtifactProvenance, ArtifactRecord, CasePackage, Dataset
-from judge_runner.cases.models import Domain, Label
-from judge_runner.judges.base import Decision, Plan, PlanItem, Verdict
+from judge_runner.cases import (
+    ArtifactProvenance,
+    ArtifactRecord,
+    CasePackage,
+    Dataset,
+    Domain,
+    Label,
+)
+from judge_runner.judges import Decision, Plan, PlanItem, Verdict
 from judge_runner.judges.products import (
     LOG_FILE,
     NO_PLAN,

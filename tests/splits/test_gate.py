@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases import Dataset
-from judge_runner.cases.models import Domain, Label
+from judge_runner.cases import Dataset, Domain, Label
 from judge_runner.judges.registry import JudgeOptions, build_judge
 from judge_runner.runs.metrics import compute_metrics
 from judge_runner.runs.runner import run_eval

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from judge_runner.cases import CasePackage, Dataset, Domain, Label
-from judge_runner.judges.base import (
+from judge_runner.judges import (
     Decision,
     EvidenceRef,
     Inspection,
