@@ -23,6 +23,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from judge_runner.cases import (
@@ -97,7 +98,7 @@ def numbered(steps: Sequence[Step]) -> list[Step]:
 # --- one case -----------------------------------------------------------------------------------
 
 INSTRUCTION = "Read `/root/input.csv` and save the total to `/root/out.json`.\n"
-TABLES_SKILL = {"tables": "# tables\n"}
+TABLES_SKILL: Mapping[str, str] = MappingProxyType({"tables": "# tables\n"})  # a shared default
 GOOD_RUN: list[Step] = [
     msg("I will look at the input first."),
     skill("tables", "Use `scripts/total.py` to add a column."),
