@@ -29,7 +29,7 @@ def _root(
 def schema() -> None:
     """Print the JSON Schema of the case package files (case.json, trajectory.json, labels)."""
     from judge_runner.cases import CaseMeta, LabelRecord, Trajectory
-    from judge_runner.judges import Inspection, Verdict
+    from judge_runner.core import Inspection, Verdict
 
     schemas = {
         "case.json": CaseMeta.model_json_schema(),

@@ -44,11 +44,11 @@ from harbor.models.trajectories import Trajectory
 
 from judge_runner import __version__
 from judge_runner.cases.dataset import CasePackage
+from judge_runner.core import Verdict
 from judge_runner.harbor import layout
 from judge_runner.harbor.atif import build_trajectory, prompt_tokens, read_calls
 from judge_runner.harbor.sandbox import HarborEnvironment, HarborSandbox
 from judge_runner.judges.agent import AgentJudge, make_judge
-from judge_runner.judges.base import Verdict
 from judge_runner.judges.products import TRANSCRIPT_FILE
 from judge_runner.judges.registry import JudgeOptions
 from judge_runner.sandbox.base import SCRATCH_DIR

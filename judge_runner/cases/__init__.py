@@ -8,7 +8,6 @@ from judge_runner.cases.models import (
     CaseMeta,
     CaseStats,
     Domain,
-    Label,
     LabelRecord,
     Source,
     Step,
@@ -20,6 +19,7 @@ from judge_runner.cases.models import (
 )
 from judge_runner.cases.validate import Issue, ValidationLimits, validate_dataset
 from judge_runner.cases.write import append_labels, write_case
+from judge_runner.core import Label
 
 __all__ = [
     "SCHEMA_VERSION",

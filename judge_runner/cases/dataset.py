@@ -7,11 +7,17 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from judge_runner.cases.models import ArtifactRecord, CaseMeta, LabelRecord, Trajectory
+from judge_runner.core import (
+    ARTIFACTS_DIR,
+    CASE_FILE,
+    CASES_DIR,
+    EVIDENCE_DIR,
+    INSTRUCTION_FILE,
+    LABELS_FILE,
+    SKILLS_DIR,
+    TRAJECTORY_FILE,
+)
 from judge_runner.jsonl import read_models
-
-CASES_DIR = "cases"
-LABELS_FILE = "labels.jsonl"
-EVIDENCE_DIR = "evidence"
 
 
 @dataclass(frozen=True)
@@ -22,16 +28,16 @@ class CasePackage:
 
     @cached_property
     def meta(self) -> CaseMeta:
-        return CaseMeta.model_validate_json((self.root / "case.json").read_text(encoding="utf-8"))
+        return CaseMeta.model_validate_json((self.root / CASE_FILE).read_text(encoding="utf-8"))
 
     @cached_property
     def trajectory(self) -> Trajectory:
-        text = (self.root / "trajectory.json").read_text(encoding="utf-8")
+        text = (self.root / TRAJECTORY_FILE).read_text(encoding="utf-8")
         return Trajectory.model_validate_json(text)
 
     @cached_property
     def instruction(self) -> str:
-        return (self.root / "instruction.md").read_text(encoding="utf-8")
+        return (self.root / INSTRUCTION_FILE).read_text(encoding="utf-8")
 
     @property
     def id(self) -> str:
@@ -39,11 +45,11 @@ class CasePackage:
 
     @property
     def skills_dir(self) -> Path:
-        return self.root / "skills"
+        return self.root / SKILLS_DIR
 
     @property
     def artifacts_dir(self) -> Path:
-        return self.root / "artifacts"
+        return self.root / ARTIFACTS_DIR
 
     def artifact_file(self, record: ArtifactRecord) -> Path | None:
         """The stored file of `record` if it is a regular file inside `artifacts/`, else None.
@@ -82,7 +88,7 @@ class Dataset:
     def case_ids(self) -> list[str]:
         if not self.cases_dir.is_dir():
             return []
-        return sorted(p.name for p in self.cases_dir.iterdir() if (p / "case.json").is_file())
+        return sorted(p.name for p in self.cases_dir.iterdir() if (p / CASE_FILE).is_file())
 
     def case(self, case_id: str) -> CasePackage:
         return CasePackage(self.cases_dir / case_id)

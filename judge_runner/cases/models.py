@@ -20,12 +20,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge_runner.core import Label
+
 SCHEMA_VERSION = "1.0"
-
-
-class Label(StrEnum):
-    PASS = "pass"
-    FAIL = "fail"
 
 
 class Domain(StrEnum):

@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel
 
-from judge_runner.cases.dataset import CASES_DIR, LABELS_FILE, CasePackage
+from judge_runner.cases.dataset import CasePackage
 from judge_runner.cases.models import (
     ArtifactProvenance,
     ArtifactRecord,
@@ -29,10 +29,15 @@ from judge_runner.cases.models import (
     Trajectory,
     estimate_tokens,
 )
-
-CASE_FILE = "case.json"
-INSTRUCTION_FILE = "instruction.md"
-TRAJECTORY_FILE = "trajectory.json"
+from judge_runner.core import (
+    ARTIFACTS_DIR,
+    CASE_FILE,
+    CASES_DIR,
+    INSTRUCTION_FILE,
+    LABELS_FILE,
+    SKILLS_DIR,
+    TRAJECTORY_FILE,
+)
 
 type FileData = bytes | str
 
@@ -145,9 +150,9 @@ def write_case(dataset_root: Path, *, task: str, instruction: str, trajectory: T
                                      len(text) if raw_chars is None else raw_chars))
     for name, files in skill_files.items():
         for rel, data in files.items():
-            _write(case_dir / "skills" / name / rel, _bytes(data))
+            _write(case_dir / SKILLS_DIR / name / rel, _bytes(data))
     for rel, data in stored.values():
-        _write(case_dir / "artifacts" / rel, data)
+        _write(case_dir / ARTIFACTS_DIR / rel, data)
     for name, content in package_texts(meta, instruction, text).items():
         _write(case_dir / name, content.encode("utf-8"))
     if label is not None:

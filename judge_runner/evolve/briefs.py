@@ -12,9 +12,9 @@ from collections import Counter
 from pydantic import BaseModel, ConfigDict
 
 from judge_runner.cases import estimate_tokens
+from judge_runner.core import Outcome
 from judge_runner.evolve.bundles import Bundle, BundleCase, JudgedCase
 from judge_runner.evolve.state import Strategy
-from judge_runner.judges import Outcome
 from judge_runner.text import cut, sha256_text
 
 GOALS = {

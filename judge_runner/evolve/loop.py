@@ -28,7 +28,8 @@ from pathlib import Path
 
 import structlog
 
-from judge_runner.cases import Dataset, Label
+from judge_runner.cases import Dataset
+from judge_runner.core import Decision, Figures, Label, compute_metrics, is_correct
 from judge_runner.evolve.briefs import make_briefs
 from judge_runner.evolve.bundles import Bundle, JudgedCase, partition
 from judge_runner.evolve.candidates import LeakageGuard, validate_candidate
@@ -39,21 +40,17 @@ from judge_runner.evolve.state import (
     CandidateStatus,
     EvolveConfig,
     EvolveState,
-    GateFigures,
     Phase,
     RoundRecord,
     Spend,
     Strategy,
 )
-from judge_runner.judges import Decision
 from judge_runner.runs.compare import mcnemar
-from judge_runner.runs.metrics import compute_metrics
-from judge_runner.runs.records import is_correct
 from judge_runner.skills.lineage import (
     LINEAGE_FILE,
-    Figures,
     LineageEntry,
     Origin,
+    VersionFigures,
     load_lineage,
     version_dirs,
 )
@@ -71,7 +68,7 @@ class EvolveError(RuntimeError):
     pass
 
 
-def gate_figures(judged: list[JudgedCase], domains: dict[str, str | None]) -> GateFigures:
+def gate_figures(judged: list[JudgedCase], domains: dict[str, str | None]) -> Figures:
     """Gate metrics where a verdict that is not pass or fail counts as the wrong decision.
 
     Leaving errors out (as evaluation reports do, beside coverage) would let a candidate raise G
@@ -82,15 +79,7 @@ def gate_figures(judged: list[JudgedCase], domains: dict[str, str | None]) -> Ga
         for j in judged
     )
     undecided = sum(1 for j in judged if not j.verdict.decision.is_decided)
-    return GateFigures(
-        n=m.n,
-        n_error=undecided,
-        accuracy=m.accuracy,
-        balanced_accuracy=m.balanced_accuracy,
-        recall_fail=m.recall_fail,
-        precision_pass=m.precision_pass,
-        gate_score=m.gate_score,
-    )
+    return m.figures(n_error=undecided)
 
 
 def _decided_or_wrong(decision: Decision, label: Label) -> Decision:
@@ -317,7 +306,7 @@ class Evolution:
             update |= {"status": CandidateStatus.INVALID, "reason": "; ".join(problems)}
         return record.model_copy(update=update)
 
-    def _score_gate(self, state: EvolveState, skill_dir: Path, skill_hash: str) -> GateFigures:
+    def _score_gate(self, state: EvolveState, skill_dir: Path, skill_hash: str) -> Figures:
         evaluation = self.evaluator.evaluate(skill_dir, skill_hash, GATE, state.config.gate_ids)
         return gate_figures(evaluation.judged, self._domains)
 
@@ -460,14 +449,7 @@ def _record_lineage(
             ),
             created=datetime.now(UTC).date().isoformat(),
             content_hash=hash_directory(target),
-            gate=Figures(
-                cases=cand.gate.n,
-                accuracy=cand.gate.accuracy,
-                balanced_accuracy=cand.gate.balanced_accuracy,
-                recall_fail=cand.gate.recall_fail,
-                precision_pass=cand.gate.precision_pass,
-                gate_score=cand.gate.gate_score,
-            ),
+            gate=VersionFigures.of(cand.gate),
             notes=(
                 f"gate G before {before.gate_score:.4f} → after {cand.gate.gate_score:.4f}; "
                 f"briefs {cand.brief_hashes}; spend so far ${state.spend.total_usd:.4f}; "

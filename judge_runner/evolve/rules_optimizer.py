@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import shutil
 
+from judge_runner.core import Usage
 from judge_runner.evolve.bundles import JudgedCase
 from judge_runner.evolve.optimizer import Proposal, ProposalError, ProposalRequest
 from judge_runner.evolve.state import Strategy
 from judge_runner.judges.products import read_log
 from judge_runner.judges.rules.optimizer import DevResult, propose
 from judge_runner.judges.rules.spec import RulesError
-from judge_runner.models import Usage
 
 
 def _keep(case: JudgedCase, strategy: Strategy) -> bool:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge_runner.core import Figures
+
 STATE_FILE = "state.json"
 
 
@@ -40,18 +42,6 @@ class CandidateStatus(StrEnum):
     SCORED = "scored"  # gated, decision pending
     PROMOTED = "promoted"
     REJECTED = "rejected"
-
-
-class GateFigures(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    n: int
-    n_error: int
-    accuracy: float
-    balanced_accuracy: float
-    recall_fail: float
-    precision_pass: float
-    gate_score: float
 
 
 class Spend(BaseModel):
@@ -113,7 +103,7 @@ class CandidateRecord(BaseModel):
     reason: str | None = None
     rationale: str | None = None  # the optimizer's own account of the rewrite
     brief_hashes: dict[str, str] = Field(default_factory=dict)
-    gate: GateFigures | None = None
+    gate: Figures | None = None
     paired_p: float | None = None
     promoted_as: str | None = None  # the judgeskills/vK directory written on promotion
 
@@ -141,8 +131,8 @@ class EvolveState(BaseModel):
     config: EvolveConfig
     incumbent_dir: str
     incumbent_hash: str
-    incumbent_gate: GateFigures | None = None
-    initial_gate: GateFigures | None = None  # the starting skill's gate figures
+    incumbent_gate: Figures | None = None
+    initial_gate: Figures | None = None  # the starting skill's gate figures
     rounds: list[RoundRecord] = Field(default_factory=list)
     candidates: list[CandidateRecord] = Field(default_factory=list)
     spend: Spend = Field(default_factory=Spend)

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from judge_runner.cases import CasePackage
-from judge_runner.judges.base import Decision, Judge, Verdict
+from judge_runner.core import Decision, Verdict
+from judge_runner.judges.base import Judge
 from judge_runner.judges.briefing import TakesBriefing, render_briefing
 from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE, read_log

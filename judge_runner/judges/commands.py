@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from judge_runner.cases import CasePackage
-from judge_runner.judges.base import Decision, Inspection, Verdict
+from judge_runner.core import CASE_FILE, Decision, Inspection, Verdict
 from judge_runner.judges.cli_options import (
     AbstainOpt,
     BaseUrlOpt,
@@ -43,7 +43,7 @@ def judge_command(
     for model judges) into --out, prints them, and exits 1 when the verdict is an error (a
     package holding label or verifier files, or an artifact outside artifacts/, is not judged)."""
     package = CasePackage(case)
-    if not (case / "case.json").is_file():
+    if not (case / CASE_FILE).is_file():
         raise typer.BadParameter(f"{case}: no case.json; give a case package directory",
                                  param_hint="CASE")
     built = build_or_exit(judge, judge_options(

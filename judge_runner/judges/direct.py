@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from judge_runner.cases import CasePackage
+from judge_runner.core import Decision, Usage, Verdict
 from judge_runner.judges import oneshot
-from judge_runner.judges.base import Decision, Verdict
 from judge_runner.judges.digest import render_digest
 from judge_runner.judges.llm import (
     ClientFactory,
@@ -28,7 +28,6 @@ from judge_runner.judges.llm import (
 )
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import JudgeOptions
-from judge_runner.models.base import Usage
 
 DEFAULT_MAX_PROMPT_TOKENS = 150_000
 DEFAULT_MAX_OUTPUT_TOKENS = 2048

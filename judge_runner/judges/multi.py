@@ -22,12 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from judge_runner.cases import CasePackage
-from judge_runner.judges.base import Decision, Verdict
+from judge_runner.core import Decision, Usage, Verdict
 from judge_runner.judges.direct import ONE_CALL_KNOBS, DirectJudge, token_budgets
 from judge_runner.judges.llm import JudgeConfigError, check_knobs, client_factory, extra_int
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import JudgeOptions
-from judge_runner.models.base import Usage
 
 MEMBERS_DIR = "members"
 

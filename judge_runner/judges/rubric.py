@@ -18,13 +18,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge_runner.cases import CasePackage
+from judge_runner.core import Decision, Inspection, Outcome, Plan, PlanItem, Usage, Verdict
 from judge_runner.judges import oneshot
-from judge_runner.judges.base import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
 from judge_runner.judges.digest import render_digest
 from judge_runner.judges.direct import OneCallJudge, one_call_settings
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import JudgeOptions
-from judge_runner.models.base import Usage
 
 _OUTCOMES = {"met": Outcome.SUPPORTS, "not_met": Outcome.REFUTES, "unclear": Outcome.INCONCLUSIVE}
 

@@ -11,6 +11,7 @@ import os
 import stat
 from pathlib import Path
 
+from judge_runner.core import CASES_DIR, EVIDENCE_DIR, LABELS_FILE
 from judge_runner.sandbox.base import SandboxError
 
 # $1 path, $2 byte limit. Distinct statuses let the host raise the matching OSError.
@@ -75,7 +76,7 @@ def parse_file_list(
 
 
 # Names that only a dataset root has: mounting such a directory would expose labels/evidence.
-_DATASET_ONLY = ("labels.jsonl", "evidence", "cases")
+_DATASET_ONLY = (LABELS_FILE, EVIDENCE_DIR, CASES_DIR)
 
 
 def check_case_dir(case_dir: Path, max_entries: int = 100_000) -> None:

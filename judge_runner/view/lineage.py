@@ -15,9 +15,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from judge_runner.core import Figures
 from judge_runner.evolve.evaluate import JUDGMENTS_DIR
 from judge_runner.evolve.loop import CANDIDATES_DIR, skill_diff
-from judge_runner.evolve.state import CandidateRecord, EvolveState, GateFigures, StateInvariantError
+from judge_runner.evolve.state import CandidateRecord, EvolveState, StateInvariantError
 from judge_runner.runs.records import VERDICTS_FILE
 from judge_runner.skills.lineage import Lineage, LineageEntry, load_lineage
 from judge_runner.templates import environment
@@ -36,7 +37,7 @@ LINEAGE_PAGE = "lineage.html"
 @dataclass(frozen=True)
 class VersionRow:
     name: str
-    gate: GateFigures | None
+    gate: Figures | None
     entry: LineageEntry | None
 
 

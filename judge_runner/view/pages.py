@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judge_runner.cases.dataset import CasePackage, Dataset
-from judge_runner.judges.base import Decision
+from judge_runner.core import CASE_FILE, Decision
 from judge_runner.runs.records import (
     CASES_OUT,
     VERDICTS_FILE,
@@ -184,7 +184,7 @@ def _package(data: Dataset | None, case_id: str) -> CasePackage | None:
     if data is None:
         return None
     package = data.case(case_id)
-    return package if (package.root / "case.json").is_file() else None
+    return package if (package.root / CASE_FILE).is_file() else None
 
 
 def _next_misjudged(misjudged: list[int], current: int, names: list[str]) -> str | None:

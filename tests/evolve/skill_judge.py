@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from judge_runner.cases import CasePackage
-from judge_runner.judges.base import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
+from judge_runner.core import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import JudgeOptions
 from judge_runner.models.base import Usage

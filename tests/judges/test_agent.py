@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from judge_runner.cases import Dataset
+from judge_runner.core import Decision, Outcome
 from judge_runner.judges.agent import AgentJudge, make_judge
-from judge_runner.judges.base import Decision, Outcome
 from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.products import (
     LOG_FILE,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge_runner.cases import Dataset
+from judge_runner.core import Decision
 from judge_runner.judges.agent import make_judge
-from judge_runner.judges.base import Decision
 from judge_runner.runs.runner import run_eval
 from tests.fakeapi import FakeMessagesServer, cacheable_prefix_bytes
 from tests.judges import casekit, sessions

@@ -12,7 +12,7 @@ import pytest
 from judge_runner import cancel
 from judge_runner.cases import ArtifactProvenance, ArtifactRecord, CasePackage, Dataset
 from judge_runner.cases.models import Domain, Label
-from judge_runner.judges.base import Decision, Plan, PlanItem, Verdict
+from judge_runner.core import Decision, Plan, PlanItem, Verdict
 from judge_runner.judges.products import (
     LOG_FILE,
     NO_PLAN,

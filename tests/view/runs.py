@@ -27,15 +27,7 @@ from judge_runner.cases import (
     Trajectory,
     write_case,
 )
-from judge_runner.judges.base import (
-    Decision,
-    EvidenceRef,
-    Inspection,
-    Outcome,
-    Plan,
-    PlanItem,
-    Verdict,
-)
+from judge_runner.core import Decision, EvidenceRef, Inspection, Outcome, Plan, PlanItem, Verdict
 from judge_runner.judges.products import write_products
 from judge_runner.runs.runner import RunResult, run_eval
 from tests.fakeapi import FakeMessagesServer, Reply, reply, tool_use

@@ -31,15 +31,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge_runner import cancel
 from judge_runner.cases import CasePackage
+from judge_runner.core import Decision, Usage, Verdict
 from judge_runner.judges.agent import events, prompt
 from judge_runner.judges.agent.session import Session
 from judge_runner.judges.agent.tools import DEFAULT_PAGE_CHARS, tool_definitions
-from judge_runner.judges.base import Decision, Verdict
 from judge_runner.judges.llm import ClientFactory, SandboxFactory
 from judge_runner.judges.products import write_products
 from judge_runner.log import get_logger
 from judge_runner.models import deadline
-from judge_runner.models.base import ModelClient, ModelError, ModelRequest, Usage
+from judge_runner.models.base import ModelClient, ModelError, ModelRequest
 from judge_runner.models.caching import system_blocks, with_conversation_breakpoint
 from judge_runner.sandbox.base import SandboxError
 from judge_runner.skills import JudgeSkill

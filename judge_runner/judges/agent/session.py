@@ -30,9 +30,9 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from judge_runner.core import EvidenceRef, Inspection, Plan, PlanItem, RefKind
 from judge_runner.judges.agent import tools as t
 from judge_runner.judges.agent.evidence import quote_in_output
-from judge_runner.judges.base import EvidenceRef, Inspection, Plan, PlanItem
 from judge_runner.sandbox.base import ExecResult, Sandbox
 from judge_runner.text import cut
 
@@ -201,7 +201,7 @@ class Session:
             )
         refs = [
             EvidenceRef(
-                kind="tool_call", ref=e.tool_call_id, quote=e.quote,
+                kind=RefKind.TOOL_CALL, ref=e.tool_call_id, quote=e.quote,
                 verified=quote_in_output(e.quote, self.outputs[e.tool_call_id]),
             )
             for e in args.evidence

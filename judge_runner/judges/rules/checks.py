@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from judge_runner.cases.models import StepKind, TerminationStatus
-from judge_runner.judges.base import EvidenceRef, Outcome
+from judge_runner.core import INSTRUCTION_FILE, EvidenceRef, Outcome, RefKind
 from judge_runner.judges.rules.evidence import (
     CaseView,
     RequiredOutput,
@@ -63,13 +63,13 @@ def known_checks() -> frozenset[str]:
 
 
 def step_ref(index: int, quote: str | None = None) -> EvidenceRef:
-    return EvidenceRef(kind="step", ref=str(index), quote=quote or None)
+    return EvidenceRef(kind=RefKind.STEP, ref=str(index), quote=quote or None)
 
 
 def _last_step_ref(view: CaseView) -> tuple[EvidenceRef, ...]:
     last = view.last_step
     if last is None:
-        return (EvidenceRef(kind="instruction", ref="instruction.md"),)
+        return (EvidenceRef(kind=RefKind.INSTRUCTION, ref=INSTRUCTION_FILE),)
     return (step_ref(last.index, first_line(step_text(last), 120)),)
 
 
@@ -146,7 +146,7 @@ def required_outputs_present(view: CaseView, spec: CheckSpec) -> Finding | None:
             refs.append(EvidenceRef(kind=evidence.kind, ref=evidence.ref, quote=None))
     if missing:
         names = ", ".join(o.path for o in missing)
-        refs = [EvidenceRef(kind="instruction", ref="instruction.md", quote=o.quote)
+        refs = [EvidenceRef(kind=RefKind.INSTRUCTION, ref=INSTRUCTION_FILE, quote=o.quote)
                 for o in missing] + list(_last_step_ref(view))
         return Finding(Outcome.REFUTES, f"no evidence that {names} was written", where,
                        tuple(refs))
@@ -171,7 +171,7 @@ def outputs_well_formed(view: CaseView, spec: CheckSpec) -> Finding | None:
         path = view.case.artifact_file(record)
         problem = parse_problem(path, min_bytes) if path is not None else \
             "the stored copy is not a file inside artifacts/"
-        ref = EvidenceRef(kind="artifact", ref=record.stored_as)
+        ref = EvidenceRef(kind=RefKind.ARTIFACT, ref=record.stored_as)
         if problem:
             problems.append((ref, problem))
         else:
@@ -318,7 +318,7 @@ def skills_consulted(view: CaseView, spec: CheckSpec) -> Finding | None:
                        f" ({first.skill or step_path(first) or 'skill'})", where,
                        tuple(step_ref(s.index, s.skill) for s in uses[:5]))
     return Finding(Outcome.REFUTES, f"{len(view.skills)} skill(s) available, none opened", where,
-                   (EvidenceRef(kind="skill", ref=view.skills[0]),))
+                   (EvidenceRef(kind=RefKind.SKILL, ref=view.skills[0]),))
 
 
 _SCRIPT = re.compile(r"\b([\w\-]+\.(?:py|sh|js|ts|R))\b")

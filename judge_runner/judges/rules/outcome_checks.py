@@ -25,7 +25,7 @@ import re
 from pathlib import PurePosixPath
 
 from judge_runner.cases.models import Step, StepKind
-from judge_runner.judges.base import Outcome
+from judge_runner.core import Outcome
 from judge_runner.judges.rules.checks import (
     Finding,
     _first_match,
