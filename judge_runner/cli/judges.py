@@ -8,8 +8,7 @@ from typing import Annotated
 import typer
 
 from judge_runner.cases import CasePackage
-from judge_runner.core import CASE_FILE, Decision, Inspection, Verdict
-from judge_runner.judges.cli_options import (
+from judge_runner.cli.judge_options import (
     AbstainOpt,
     BaseUrlOpt,
     JudgeName,
@@ -22,6 +21,7 @@ from judge_runner.judges.cli_options import (
     build_or_exit,
     judge_options,
 )
+from judge_runner.core import CASE_FILE, Decision, Inspection, Verdict
 from judge_runner.judges.products import PLAN_FILE, read_log
 
 

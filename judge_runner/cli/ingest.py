@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from judge_runner.cli_support import fail
+from judge_runner.cli.support import fail
 
 # The defaults of cases.validate.ValidationLimits, written out so that listing the options does
 # not import the validator; tests/ingest/test_commands.py checks that they agree.

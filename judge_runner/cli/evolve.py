@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from judge_runner.cli_support import fail
+from judge_runner.cli.support import fail
 
 if TYPE_CHECKING:  # the implementation loads only when a command runs (fast CLI start)
     from judge_runner.evolve.optimizer import Optimizer
@@ -80,13 +80,13 @@ def evolve_cmd(
     if ctx.invoked_subcommand is not None:
         return
     from judge_runner.cases import Dataset
+    from judge_runner.cli.judge_options import build_or_exit, judge_options
     from judge_runner.evolve.evaluate import SkillEvaluator
     from judge_runner.evolve.loop import Evolution, EvolveError
     from judge_runner.evolve.report import REPORT_FILE, render_report
     from judge_runner.evolve.splits import resolve_splits
     from judge_runner.evolve.state import EvolveConfig
     from judge_runner.judges import Judge
-    from judge_runner.judges.cli_options import build_or_exit, judge_options
 
     if skill is None or dev is None or run_dir is None:
         raise typer.BadParameter("--skill, --dev and --run-dir are required to evolve")

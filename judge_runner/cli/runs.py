@@ -13,9 +13,8 @@ from rich.table import Table
 
 from judge_runner import cancel
 from judge_runner.cases.dataset import Dataset
-from judge_runner.cli_support import fail
-from judge_runner.judges.base import Judge
-from judge_runner.judges.cli_options import (
+from judge_runner.cli.case_ids import resolve_split
+from judge_runner.cli.judge_options import (
     AbstainOpt,
     BaseUrlOpt,
     JudgeName,
@@ -28,6 +27,8 @@ from judge_runner.judges.cli_options import (
     build_or_exit,
     judge_options,
 )
+from judge_runner.cli.support import fail
+from judge_runner.judges.base import Judge
 from judge_runner.runs.compare import Comparison, compare_records
 from judge_runner.runs.records import VERDICTS_FILE, load_records
 from judge_runner.runs.report import (
@@ -40,7 +41,6 @@ from judge_runner.runs.report import (
 from judge_runner.runs.runner import MissingCasesError, RunResult, run_eval
 from judge_runner.runs.select import select
 from judge_runner.runs.store import ConfigMismatchError, config_hash
-from judge_runner.splits.manifest import BENCH_DIR, read_split
 
 _stdout = Console()
 _stderr = Console(stderr=True)
@@ -52,30 +52,6 @@ RunDirOpt = Annotated[Path | None, typer.Option(
 RetryOpt = Annotated[bool, typer.Option(
     "--retry-errors", help="Judge again the cases whose stored verdict is an error.")]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress")]
-
-
-def resolve_split(dataset: Dataset, split: str | None, bench: Path | None) -> tuple[str, list[str]]:
-    """(split name, case ids): all cases, a named split of the bench dir, or a file of ids."""
-    if split is None:
-        return "all", dataset.case_ids()
-    as_file = Path(split)
-    if as_file.is_file():
-        return as_file.stem, _read_split_or_exit(as_file)
-    bench_dir = bench if bench is not None else dataset.root / BENCH_DIR
-    path = bench_dir / f"{split}.txt"
-    if not path.is_file():
-        raise fail(f"split {split!r}: neither a file nor {path} "
-                    "(run `judge-runner bench build` / `bench gate`, or pass --bench DIR)")
-    return split, _read_split_or_exit(path)
-
-
-def _read_split_or_exit(path: Path) -> list[str]:
-    """Case ids of a split file; exit 2 naming every line that is not a case id (a path such as
-    ../cases/<id> would judge a folder outside the dataset) or an unreadable file."""
-    try:
-        return read_split(path)
-    except (OSError, ValueError) as exc:
-        raise fail(str(exc)) from exc
 
 
 def _default_run_dir(judge: Judge, split: str) -> Path:
