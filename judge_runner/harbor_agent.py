@@ -43,15 +43,13 @@ from harbor.models.agent.context import AgentContext
 from harbor.models.trajectories import Trajectory
 
 from judge_runner import __version__
-from judge_runner.cases.dataset import CasePackage
+from judge_runner.cases import CasePackage
 from judge_runner.core import Verdict
 from judge_runner.harbor import layout
 from judge_runner.harbor.atif import build_trajectory, prompt_tokens, read_calls
 from judge_runner.harbor.sandbox import HarborEnvironment, HarborSandbox
-from judge_runner.judges.agent import AgentJudge, make_judge
-from judge_runner.judges.products import TRANSCRIPT_FILE
-from judge_runner.judges.registry import JudgeOptions
-from judge_runner.sandbox.base import SCRATCH_DIR
+from judge_runner.judges import TRANSCRIPT_FILE, AgentJudge, JudgeOptions, build_judge
+from judge_runner.sandbox import SCRATCH_DIR
 
 _BUDGET_KEYS = ("max_turns", "max_total_tokens", "max_wall_s", "max_invalid", "max_nudges",
                 "max_output_tokens", "timeout_s")
@@ -151,7 +149,8 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
         options = JudgeOptions(skill=skill_dir, no_skill=skill_dir is None, sandbox="docker",
                                model=_api_model(self.model_name), base_url=self._api_base,
                                allow_abstain=self._allow_abstain, extra=self._budgets)
-        judge = make_judge(options)
+        judge = build_judge("agent", options)
+        assert isinstance(judge, AgentJudge)
         return replace(judge, sandboxes=lambda case: HarborSandbox(environment, loop))
 
     def _write_trajectory(self, transcript: Path) -> None:

@@ -42,7 +42,7 @@ from judge_runner.checklist.models import (
     Label,
 )
 from judge_runner.core import Usage
-from judge_runner.models.base import ModelClient, ModelError, ModelRequest
+from judge_runner.models import ModelClient, ModelError, ModelRequest
 from judge_runner.text import CUT, cut
 
 TOOL_NAME = "record_judgments"

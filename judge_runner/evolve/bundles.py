@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from judge_runner.cases import Dataset
 from judge_runner.core import Decision, Inspection, Label, Verdict, is_correct
 from judge_runner.evolve.state import Strategy
-from judge_runner.judges.products import PLAN_FILE, read_log
+from judge_runner.judges import PLAN_FILE, read_log
 
 EVIDENCE_DIGEST_CHARS = 2000
 

@@ -45,16 +45,16 @@ from judge_runner.evolve.state import (
     Spend,
     Strategy,
 )
-from judge_runner.runs.compare import mcnemar
-from judge_runner.skills.lineage import (
+from judge_runner.runs import mcnemar
+from judge_runner.skills import (
     LINEAGE_FILE,
     LineageEntry,
     Origin,
     VersionFigures,
+    hash_directory,
     load_lineage,
     version_dirs,
 )
-from judge_runner.skills.model import hash_directory
 
 STOP_FILE = "STOP"
 ROUNDS_DIR = "rounds"

@@ -7,7 +7,7 @@ from pathlib import Path
 from judge_runner.core import Figures
 from judge_runner.evolve.loop import CANDIDATES_DIR
 from judge_runner.evolve.state import EvolveState
-from judge_runner.skills.lineage import load_lineage
+from judge_runner.skills import load_lineage
 
 REPORT_FILE = "evolve_report.md"
 

@@ -14,9 +14,7 @@ from judge_runner.core import Usage
 from judge_runner.evolve.bundles import JudgedCase
 from judge_runner.evolve.optimizer import Proposal, ProposalError, ProposalRequest
 from judge_runner.evolve.state import Strategy
-from judge_runner.judges.products import read_log
-from judge_runner.judges.rules.optimizer import DevResult, propose
-from judge_runner.judges.rules.spec import RulesError
+from judge_runner.judges import DevResult, RulesError, propose, read_log
 
 
 def _keep(case: JudgedCase, strategy: Strategy) -> bool:

@@ -23,12 +23,11 @@ from pathlib import Path
 import jinja2
 from pydantic import ValidationError
 
-from judge_runner.cases.dataset import CasePackage, Dataset
-from judge_runner.cases.models import LabelRecord
+from judge_runner.cases import CasePackage, Dataset, LabelRecord
 from judge_runner.core import CASE_FILE, INSTRUCTION_FILE, SKILLS_DIR
 from judge_runner.harbor import layout
 from judge_runner.harbor import verifier as verifier_module
-from judge_runner.sandbox.engine import default_image
+from judge_runner.sandbox import default_image
 from judge_runner.skills import JudgeSkill
 
 JUDGE_HOME = "/home/judge"

@@ -26,16 +26,19 @@ from collections.abc import Coroutine
 from typing import Any, Protocol, TypeVar
 
 from judge_runner.harbor.layout import CASE_DIR, JUDGE_USER
-from judge_runner.sandbox.base import ClosedOnExit, ExecResult, SandboxError
-from judge_runner.sandbox.files import (
+from judge_runner.sandbox import (
     READ_FILE_SCRIPT,
+    CappedStream,
+    ClosedOnExit,
+    ExecResult,
+    SandboxError,
+    SandboxLimits,
+    exec_wrapped,
     list_files_argv,
     parse_file_list,
     read_file_result,
+    sweep_argv,
 )
-from judge_runner.sandbox.limits import SandboxLimits
-from judge_runner.sandbox.output import CappedStream
-from judge_runner.sandbox.wrapper import exec_wrapped, sweep_argv
 
 T = TypeVar("T")
 

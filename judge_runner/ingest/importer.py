@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from judge_runner.cases.models import (
+from judge_runner.cases import (
     ArtifactProvenance,
     ArtifactRecord,
     CaseMeta,
@@ -46,8 +46,6 @@ from judge_runner.cases.models import (
     LabelRecord,
     Source,
     Trajectory,
-)
-from judge_runner.cases.write import (
     artifact_record,
     case_stats,
     label_line,

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from judge_runner.cases.models import Step, StepKind, Termination, Trajectory
+from judge_runner.cases import Step, StepKind, Termination, Trajectory
 from judge_runner.core import SAME_AS_FINAL
 from judge_runner.ingest import shell
 from judge_runner.ingest.raw import RawKind, RawRun, RawStep

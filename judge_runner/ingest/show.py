@@ -10,8 +10,7 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.table import Table
 
-from judge_runner.cases.dataset import CasePackage
-from judge_runner.cases.models import Step, StepKind
+from judge_runner.cases import CasePackage, Step, StepKind
 from judge_runner.core import CASE_FILE
 
 _KIND_STYLE = {StepKind.ASSISTANT_MESSAGE: "cyan", StepKind.TOOL_CALL: "white",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from judge_runner.cases.models import Domain
+from judge_runner.cases import Domain
 from judge_runner.ingest.paths import plain_name
 
 # Shipped as package data so an installed wheel finds it; read through importlib.resources.

@@ -20,8 +20,8 @@ from typing import Protocol
 
 from judge_runner.cases import CasePackage
 from judge_runner.judges.registry import JudgeOptions
-from judge_runner.models.base import ModelClient
-from judge_runner.sandbox.base import Sandbox
+from judge_runner.models import ModelClient
+from judge_runner.sandbox import Sandbox
 
 
 class ClientFactory(Protocol):
@@ -82,9 +82,7 @@ def client_factory(options: JudgeOptions) -> ClientFactory:
     Raises JudgeConfigError for bad knobs, ModelError when no API key is available for a
     non-local server or the replay directory holds no transcripts.
     """
-    from judge_runner.models.factory import make_client
-    from judge_runner.models.recording import TRANSCRIPT, RecordingClient
-    from judge_runner.models.retry import RetryPolicy
+    from judge_runner.models import TRANSCRIPT, RecordingClient, RetryPolicy, make_client
 
     retry = options.extra.get("retry", {})
     if not isinstance(retry, dict):
@@ -113,7 +111,7 @@ def sandbox_factory(options: JudgeOptions) -> SandboxFactory:
     """Open the sandbox kind chosen by `options.sandbox` (docker | local | auto) for a case."""
 
     def make(case: CasePackage) -> Sandbox:
-        from judge_runner.sandbox.select import open_sandbox
+        from judge_runner.sandbox import open_sandbox
 
         return open_sandbox(options.sandbox, case)
 

@@ -16,8 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge_runner.core import Usage
 from judge_runner.judges.digest import Selection
-from judge_runner.models.base import ModelClient, ModelError, ModelRequest, ModelResponse
-from judge_runner.models.caching import system_blocks
+from judge_runner.models import ModelClient, ModelError, ModelRequest, ModelResponse, system_blocks
 from judge_runner.templates import environment
 
 

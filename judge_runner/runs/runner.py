@@ -31,9 +31,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from judge_runner import cancel
-from judge_runner.cases.dataset import CasePackage, Dataset
-from judge_runner.cases.ids import case_id_problem
-from judge_runner.cases.validate import package_problems
+from judge_runner.cases import CasePackage, Dataset, case_id_problem, package_problems
 from judge_runner.core import (
     CASE_FILE,
     Decision,
@@ -44,8 +42,7 @@ from judge_runner.core import (
     is_correct,
 )
 from judge_runner.jsonl import write_models
-from judge_runner.judges.base import Judge
-from judge_runner.judges.products import write_products
+from judge_runner.judges import Judge, write_products
 from judge_runner.runs.records import (
     CASES_OUT,
     LOG_FILE,

@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 from typing import Literal
 
-from judge_runner.cases.dataset import CasePackage
+from judge_runner.cases import CasePackage
 from judge_runner.log import get_logger
 from judge_runner.sandbox import engine
 from judge_runner.sandbox.base import Sandbox, SandboxError

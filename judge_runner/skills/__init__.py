@@ -1,16 +1,19 @@
 """JudgeSkills: versioned skill directories for the agent judge, and their lineage."""
 
 from judge_runner.skills.lineage import (
+    LINEAGE_FILE,
     Lineage,
     LineageEntry,
     Origin,
     VersionFigures,
     check_lineage,
     load_lineage,
+    version_dirs,
 )
-from judge_runner.skills.model import JudgeSkill, Reference, SkillError, load_skill
+from judge_runner.skills.model import JudgeSkill, Reference, SkillError, hash_directory, load_skill
 
 __all__ = [
+    "LINEAGE_FILE",
     "JudgeSkill",
     "Lineage",
     "LineageEntry",
@@ -19,6 +22,8 @@ __all__ = [
     "SkillError",
     "VersionFigures",
     "check_lineage",
+    "hash_directory",
     "load_lineage",
     "load_skill",
+    "version_dirs",
 ]

@@ -7,5 +7,13 @@ from judge_runner.splits.files import (
     read_split,
     write_split,
 )
+from judge_runner.splits.manifest import verified_dataset
 
-__all__ = ["BENCH_DIR", "MANIFEST_FILE", "SplitFileError", "read_split", "write_split"]
+__all__ = [
+    "BENCH_DIR",
+    "MANIFEST_FILE",
+    "SplitFileError",
+    "read_split",
+    "verified_dataset",
+    "write_split",
+]

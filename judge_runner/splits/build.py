@@ -18,9 +18,7 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from judge_runner.cases.dataset import Dataset
-from judge_runner.cases.models import LabelRecord
-from judge_runner.cases.validate import ValidationLimits, validate_dataset
+from judge_runner.cases import Dataset, LabelRecord, ValidationLimits, validate_dataset
 from judge_runner.core import CASE_FILE
 from judge_runner.splits.files import MANIFEST_FILE, write_split
 from judge_runner.splits.manifest import (

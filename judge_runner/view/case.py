@@ -25,12 +25,10 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from judge_runner.cases.dataset import CasePackage
-from judge_runner.cases.models import ArtifactRecord, CaseMeta, Step, StepKind, Trajectory
+from judge_runner.cases import ArtifactRecord, CaseMeta, CasePackage, Step, StepKind, Trajectory
 from judge_runner.core import EvidenceRef, Inspection, RefKind
-from judge_runner.judges.agent.evidence import json_unescaped
-from judge_runner.judges.products import PLAN_FILE, TRANSCRIPT_FILE, read_log
-from judge_runner.runs.records import CaseRecord
+from judge_runner.judges import PLAN_FILE, TRANSCRIPT_FILE, json_unescaped, read_log
+from judge_runner.runs import CaseRecord
 from judge_runner.text import sha256_text
 from judge_runner.view.markdown import render_markdown
 from judge_runner.view.session import JudgeCall, judge_calls

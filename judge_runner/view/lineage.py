@@ -16,11 +16,16 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from judge_runner.core import Figures
-from judge_runner.evolve.evaluate import JUDGMENTS_DIR
-from judge_runner.evolve.loop import CANDIDATES_DIR, skill_diff
-from judge_runner.evolve.state import CandidateRecord, EvolveState, StateInvariantError
-from judge_runner.runs.records import VERDICTS_FILE
-from judge_runner.skills.lineage import Lineage, LineageEntry, load_lineage
+from judge_runner.evolve import (
+    CANDIDATES_DIR,
+    JUDGMENTS_DIR,
+    CandidateRecord,
+    EvolveState,
+    StateInvariantError,
+    skill_diff,
+)
+from judge_runner.runs import VERDICTS_FILE
+from judge_runner.skills import Lineage, LineageEntry, load_lineage
 from judge_runner.templates import environment
 from judge_runner.view.pages import (
     ASSETS,

@@ -21,19 +21,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judge_runner.cases.dataset import CasePackage, Dataset
+from judge_runner.cases import CasePackage, Dataset
 from judge_runner.core import CASE_FILE, Decision
-from judge_runner.runs.records import (
+from judge_runner.runs import (
     CASES_OUT,
+    STORE_FILE,
     VERDICTS_FILE,
     CaseRecord,
+    RunStore,
     RunSummary,
+    build_records,
     load_records,
     load_summary,
+    summary_rows,
+    unverified_quotes,
 )
-from judge_runner.runs.report import summary_rows
-from judge_runner.runs.runner import build_records, unverified_quotes
-from judge_runner.runs.store import STORE_FILE, RunStore
 from judge_runner.templates import environment
 from judge_runner.view.case import build_case_view, safe_token
 

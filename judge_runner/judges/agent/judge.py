@@ -38,10 +38,15 @@ from judge_runner.judges.agent.tools import DEFAULT_PAGE_CHARS, tool_definitions
 from judge_runner.judges.llm import ClientFactory, SandboxFactory
 from judge_runner.judges.products import write_products
 from judge_runner.log import get_logger
-from judge_runner.models import deadline
-from judge_runner.models.base import ModelClient, ModelError, ModelRequest
-from judge_runner.models.caching import system_blocks, with_conversation_breakpoint
-from judge_runner.sandbox.base import SandboxError
+from judge_runner.models import (
+    ModelClient,
+    ModelError,
+    ModelRequest,
+    deadline,
+    system_blocks,
+    with_conversation_breakpoint,
+)
+from judge_runner.sandbox import SandboxError
 from judge_runner.skills import JudgeSkill
 from judge_runner.text import sha256_text
 

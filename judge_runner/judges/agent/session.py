@@ -33,7 +33,7 @@ from pydantic import BaseModel, ValidationError
 from judge_runner.core import EvidenceRef, Inspection, Plan, PlanItem, RefKind
 from judge_runner.judges.agent import tools as t
 from judge_runner.judges.agent.evidence import quote_in_output
-from judge_runner.sandbox.base import ExecResult, Sandbox
+from judge_runner.sandbox import ExecResult, Sandbox
 from judge_runner.text import cut
 
 MAX_TOOL_OUTPUT_CHARS = 30_000

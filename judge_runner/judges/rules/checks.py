@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from judge_runner.cases.models import StepKind, TerminationStatus
+from judge_runner.cases import StepKind, TerminationStatus
 from judge_runner.core import INSTRUCTION_FILE, EvidenceRef, Outcome, RefKind
 from judge_runner.judges.rules.evidence import (
     CaseView,

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import PurePosixPath
 
-from judge_runner.cases import CasePackage
-from judge_runner.cases.models import ArtifactRecord, Step, StepKind, Trajectory
+from judge_runner.cases import ArtifactRecord, CasePackage, Step, StepKind, Trajectory
 from judge_runner.core import SAME_AS_FINAL, RefKind
 from judge_runner.text import quote_found as text_quote_found
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from judge_runner.cases.models import Step, StepKind
+from judge_runner.cases import Step, StepKind
 from judge_runner.core import Outcome
 from judge_runner.judges.rules.checks import (
     Finding,
