@@ -14,22 +14,47 @@ from typing import Annotated, Any
 
 import typer
 
-from judge_runner.judges.base import Judge
-from judge_runner.judges.registry import JudgeOptions, build_judge
-from judge_runner.models.base import ModelError
-
-NO_SKILL = "none"
+from judge_runner.judges import (
+    JUDGES,
+    NO_SKILL,
+    Judge,
+    JudgeOptions,
+    SkillChoice,
+    build_judge,
+    check_options,
+)
+from judge_runner.models import ModelError
+from judge_runner.sandbox import SandboxKind
 
 JudgeName = Annotated[
     str,
     typer.Option(
         "--judge", "-j",
-        help="rules | agent | direct | rubric | multi | cascade, or package.module:factory."
+        help=f"{' | '.join(JUDGES)}, or package.module:factory."
     ),
 ]
+
+
+def parse_skill(text: str) -> SkillChoice:
+    """`none` (exactly) chooses no JudgeSkill; anything else is a directory, so `./none` is a
+    directory named none, never the choice."""
+    return NO_SKILL if text == NO_SKILL.value else Path(text)
+
+
+def parse_sandbox(text: str) -> SandboxKind:
+    """A sandbox kind the command line can open; BadParameter (exit 2) naming the choices."""
+    choices = [k.value for k in SandboxKind if k is not SandboxKind.HARBOR]
+    if text not in choices:
+        hint = " (Harbor's agent opens its own)" if text == SandboxKind.HARBOR.value else ""
+        raise typer.BadParameter(f"unknown sandbox kind {text!r}{hint}; expected one of "
+                                 f"{', '.join(choices)}")
+    return SandboxKind(text)
+
+
 SkillOpt = Annotated[
-    str | None,
-    typer.Option("--skill", help="JudgeSkill directory, or 'none' (a judge without JudgeSkill)."),
+    SkillChoice | None,
+    typer.Option("--skill", parser=parse_skill, metavar="DIR|none",
+                 help="JudgeSkill directory, or 'none' (a judge without JudgeSkill)."),
 ]
 ModelOpt = Annotated[str | None, typer.Option("--model", help="Model name for model judges.")]
 ModelsOpt = Annotated[
@@ -41,7 +66,11 @@ BaseUrlOpt = Annotated[
         "--base-url", help="Messages API root (default $ANTHROPIC_BASE_URL or Anthropic)."
     ),
 ]
-SandboxOpt = Annotated[str, typer.Option("--sandbox", help="docker | local | auto | none.")]
+SandboxOpt = Annotated[
+    SandboxKind | None,
+    typer.Option("--sandbox", parser=parse_sandbox, metavar="auto|docker|local|none",
+                 help="Where the judge runs commands (default: the judge's own choice)."),
+]
 ReplayOpt = Annotated[
     Path | None,
     typer.Option(
@@ -76,18 +105,17 @@ def parse_knobs(pairs: list[str]) -> dict[str, Any]:
 
 def judge_options(
     *,
-    skill: str | None = None,
+    skill: SkillChoice | None = None,
     model: str | None = None,
     models: str | None = None,
     base_url: str | None = None,
-    sandbox: str = "auto",
+    sandbox: SandboxKind | None = None,
     replay: Path | None = None,
     allow_abstain: bool = False,
     knobs: list[str] | None = None,
 ) -> JudgeOptions:
     return JudgeOptions(
-        skill=None if skill in (None, NO_SKILL) else Path(skill),
-        no_skill=skill == NO_SKILL,
+        skill=skill,
         model=model,
         models=[m.strip() for m in models.split(",") if m.strip()] if models else [],
         base_url=base_url,
@@ -98,11 +126,21 @@ def judge_options(
     )
 
 
+def check_or_exit(name: str, options: JudgeOptions) -> None:
+    """End the command as a usage error (exit 2) when `options` do not fit judge `name`: an
+    unknown judge, an option it does not use, an unknown knob or a bad value. Builds nothing."""
+    try:
+        check_options(name, options)
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--judge") from None
+
+
 def build_or_exit(name: str, options: JudgeOptions) -> Judge:
     """Build the judge, or end the command with the configuration problem as a usage error.
 
-    Unknown judges, bad knobs, broken skills (all ValueErrors), unreadable files and a client
-    that cannot be made (e.g. no API key for a remote server) are configuration problems.
+    Unknown judges, options the judge does not use, bad knobs, broken skills (all ValueErrors),
+    unreadable files and a client that cannot be made (e.g. no API key for a remote server)
+    are configuration problems.
     """
     try:
         return build_judge(name, options)

@@ -32,7 +32,7 @@ def judge_command(
     model: ModelOpt = None,
     models: ModelsOpt = None,
     base_url: BaseUrlOpt = None,
-    sandbox: SandboxOpt = "auto",
+    sandbox: SandboxOpt = None,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Output folder (default runs/single/<judge>/<case id>).")] = None,
     replay: ReplayOpt = None,

@@ -14,6 +14,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge_runner.core import Figures
+from judge_runner.sandbox import SandboxKind
 
 STATE_FILE = "state.json"
 
@@ -24,6 +25,13 @@ class Strategy(StrEnum):
     HARDEN = "false_pass_hardening"  # judged pass, truly fail
     RELAX = "false_fail_relaxation"  # judged fail, truly pass
     CALIBRATE = "balanced_calibration"  # both kinds of error together
+
+
+class OptimizerKind(StrEnum):
+    """What proposes the rewrites: a model, or the rules judge's own edit search."""
+
+    MODEL = "model"
+    RULES = "rules"
 
 
 class Phase(StrEnum):
@@ -72,10 +80,10 @@ class EvolveConfig(BaseModel):
     skill: str  # the starting JudgeSkill directory
     judge: str
     judge_model: str | None = None
-    optimizer: str  # "model" or "rules"
+    optimizer: OptimizerKind
     optimizer_model: str | None = None
     base_url: str | None = None
-    sandbox: str = "auto"
+    sandbox: SandboxKind = SandboxKind.AUTO
     dev_ids: list[str]
     gate_ids: list[str]
     rounds: int

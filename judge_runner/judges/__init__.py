@@ -13,12 +13,25 @@ from judge_runner.judges.products import (
     read_log,
     write_products,
 )
-from judge_runner.judges.registry import JudgeOptions, UnknownJudgeError, build_judge
+from judge_runner.judges.registry import (
+    JUDGES,
+    NO_SKILL,
+    JudgeConfigError,
+    JudgeOptions,
+    JudgeSettings,
+    NoSkill,
+    SkillChoice,
+    UnknownJudgeError,
+    build_judge,
+    check_options,
+)
 from judge_runner.judges.rules.optimizer import DevResult, propose
 from judge_runner.judges.rules.spec import RulesError
 
 __all__ = [
+    "JUDGES",
     "LOG_FILE",
+    "NO_SKILL",
     "PLAN_FILE",
     "READ_FILE",
     "RECORD_INSPECTION",
@@ -32,14 +45,19 @@ __all__ = [
     "EvidenceRef",
     "Inspection",
     "Judge",
+    "JudgeConfigError",
     "JudgeOptions",
+    "JudgeSettings",
+    "NoSkill",
     "Outcome",
     "Plan",
     "PlanItem",
     "RulesError",
+    "SkillChoice",
     "UnknownJudgeError",
     "Verdict",
     "build_judge",
+    "check_options",
     "json_unescaped",
     "propose",
     "read_log",

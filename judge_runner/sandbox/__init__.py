@@ -12,6 +12,7 @@ from judge_runner.sandbox.base import (
     ExecResult,
     Sandbox,
     SandboxError,
+    SandboxKind,
 )
 from judge_runner.sandbox.docker import install_cleanup_hooks
 from judge_runner.sandbox.engine import default_image
@@ -23,12 +24,12 @@ from judge_runner.sandbox.files import (
 )
 from judge_runner.sandbox.limits import SandboxLimits
 from judge_runner.sandbox.output import CappedStream
-from judge_runner.sandbox.select import KINDS, SandboxKind, open_sandbox, resolve_kind
+from judge_runner.sandbox.registry import SandboxOpener, SandboxRequest, sandbox_kind
+from judge_runner.sandbox.select import open_sandbox, resolve_kind
 from judge_runner.sandbox.wrapper import exec_wrapped, sweep_argv
 
 __all__ = [
     "CASE_MOUNT",
-    "KINDS",
     "READ_FILE_SCRIPT",
     "SCRATCH_DIR",
     "CappedStream",
@@ -38,6 +39,8 @@ __all__ = [
     "SandboxError",
     "SandboxKind",
     "SandboxLimits",
+    "SandboxOpener",
+    "SandboxRequest",
     "default_image",
     "exec_wrapped",
     "install_cleanup_hooks",
@@ -46,5 +49,6 @@ __all__ = [
     "parse_file_list",
     "read_file_result",
     "resolve_kind",
+    "sandbox_kind",
     "sweep_argv",
 ]

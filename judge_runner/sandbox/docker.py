@@ -42,6 +42,7 @@ from judge_runner.sandbox.base import (
     ClosedOnExit,
     ExecResult,
     SandboxError,
+    SandboxKind,
 )
 from judge_runner.sandbox.execd import SERVER_SOURCE, Channel
 from judge_runner.sandbox.files import (
@@ -53,6 +54,7 @@ from judge_runner.sandbox.files import (
 )
 from judge_runner.sandbox.limits import SandboxLimits
 from judge_runner.sandbox.output import CappedStream
+from judge_runner.sandbox.registry import SandboxRequest, sandbox_kind
 
 log = get_logger(__name__)
 
@@ -88,7 +90,7 @@ class DockerSandbox(ClosedOnExit):
             or not readable by the sandbox user, or the container does not start.
     """
 
-    kind = "docker"
+    kind = SandboxKind.DOCKER
     isolated = True
 
     def __init__(
@@ -420,3 +422,9 @@ def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
     cancel.cancel_active()
     close_all()
     raise cancel.Terminated(signum)
+
+
+@sandbox_kind(SandboxKind.DOCKER)
+def open_docker(request: SandboxRequest) -> DockerSandbox:
+    return DockerSandbox(request.case_dir, limits=request.limits, image=request.image,
+                         labels=request.labels)

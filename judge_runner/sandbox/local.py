@@ -35,6 +35,7 @@ from judge_runner.sandbox.base import (
     ClosedOnExit,
     ExecResult,
     SandboxError,
+    SandboxKind,
 )
 from judge_runner.sandbox.execd import CANNOT_START
 from judge_runner.sandbox.files import (
@@ -46,6 +47,7 @@ from judge_runner.sandbox.files import (
 )
 from judge_runner.sandbox.limits import SandboxLimits
 from judge_runner.sandbox.output import CappedStream
+from judge_runner.sandbox.registry import SandboxRequest, sandbox_kind
 
 log = get_logger(__name__)
 
@@ -70,7 +72,7 @@ class LocalSandbox(ClosedOnExit):
         SandboxError: the case directory is missing or cannot be copied.
     """
 
-    kind = "local"
+    kind = SandboxKind.LOCAL
     isolated = False
 
     def __init__(self, case_dir: Path, limits: SandboxLimits | None = None) -> None:
@@ -242,3 +244,8 @@ def _make_writable(root: Path) -> None:
             path = Path(current) / name
             if not path.is_symlink():
                 path.chmod(path.stat().st_mode | 0o200)
+
+
+@sandbox_kind(SandboxKind.LOCAL)
+def open_local(request: SandboxRequest) -> LocalSandbox:
+    return LocalSandbox(request.case_dir, limits=request.limits)

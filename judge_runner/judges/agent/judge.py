@@ -46,7 +46,7 @@ from judge_runner.models import (
     system_blocks,
     with_conversation_breakpoint,
 )
-from judge_runner.sandbox import SandboxError
+from judge_runner.sandbox import SandboxError, SandboxKind
 from judge_runner.skills import JudgeSkill
 from judge_runner.text import sha256_text
 
@@ -106,7 +106,7 @@ class AgentJudge:
     allow_abstain: bool = False
     budgets: Budgets = field(default_factory=Budgets)
     name: str = "agent"
-    sandbox: str = "auto"
+    sandbox: SandboxKind = SandboxKind.AUTO
 
     @property
     def system_prompt(self) -> str:
@@ -126,7 +126,7 @@ class AgentJudge:
             },
             "allow_abstain": self.allow_abstain,
             "budgets": self.budgets.model_dump(),
-            "sandbox": self.sandbox,
+            "sandbox": self.sandbox.configured_as.value,
             "system_sha256": sha256_text(self.system_prompt),
             "temperature": 0.0,
         }
@@ -315,7 +315,7 @@ class _Run:
         if self.error is not None or final is None:
             return Verdict(decision=Decision.ERROR,
                            error=self.error or "session ended without a verdict", **common)
-        return Verdict(decision=Decision(final.decision), rationale=final.rationale,
+        return Verdict(decision=final.decision, rationale=final.rationale,
                        citations=final.citations, unsupported=final.unsupported, **common)
 
 

@@ -30,7 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from judge_runner.core import EvidenceRef, Inspection, Plan, PlanItem, RefKind
+from judge_runner.core import Decision, EvidenceRef, Inspection, Plan, PlanItem, RefKind
 from judge_runner.judges.agent import tools as t
 from judge_runner.judges.agent.evidence import quote_in_output
 from judge_runner.sandbox import ExecResult, Sandbox
@@ -65,7 +65,7 @@ class ToolResult:
 
 @dataclass
 class FinalVerdict:
-    decision: str
+    decision: Decision
     rationale: str
     citations: list[str]
     unsupported: bool
@@ -244,7 +244,8 @@ class Session:
                     True,
                 )
         self.final = FinalVerdict(
-            decision=args.decision, rationale=args.rationale, citations=list(args.citations),
+            decision=Decision(args.decision), rationale=args.rationale,
+            citations=list(args.citations),
             unsupported=bool(not args.citations or bad),
         )
         return ToolResult(call_id, "verdict recorded")
