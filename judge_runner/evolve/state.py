@@ -98,6 +98,10 @@ class EvolveConfig(BaseModel):
     concurrency: int = 4
 
 
+class StateInvariantError(RuntimeError):
+    pass
+
+
 class CandidateRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -115,6 +119,20 @@ class CandidateRecord(BaseModel):
     paired_p: float | None = None
     promoted_as: str | None = None  # the judgeskills/vK directory written on promotion
 
+    def written(self) -> tuple[Path, str]:
+        """The candidate's skill directory and content hash; StateInvariantError when it has
+        none (only a candidate that failed or was invalid may lack them)."""
+        if self.skill_dir is None or self.skill_hash is None:
+            raise StateInvariantError(f"candidate {self.id} ({self.status.value}) has no skill")
+        return Path(self.skill_dir), self.skill_hash
+
+    def figures(self) -> Figures:
+        """The candidate's gate figures; StateInvariantError when it was never gated."""
+        if self.gate is None:
+            raise StateInvariantError(f"candidate {self.id} ({self.status.value}) has no gate "
+                                      "figures")
+        return self.gate
+
 
 class RoundRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -126,10 +144,6 @@ class RoundRecord(BaseModel):
     misjudged: dict[Strategy, list[str]] = Field(default_factory=dict)
     brief_hashes: dict[str, str] = Field(default_factory=dict)  # strategy/shared -> sha256
     candidates: list[str] = Field(default_factory=list)
-
-
-class StateInvariantError(RuntimeError):
-    pass
 
 
 class EvolveState(BaseModel):
@@ -177,6 +191,13 @@ class EvolveState(BaseModel):
         gate_set = set(self.config.gate_ids)
         if any(gate_set & set(r.sample) for r in self.rounds):
             problems.append("a dev sample contains gate cases")
+        written = (CandidateStatus.PROPOSED, CandidateStatus.SCORED, CandidateStatus.PROMOTED)
+        if any(c.status in written and not (c.skill_dir and c.skill_hash)
+               for c in self.candidates):
+            problems.append("a proposed, scored or promoted candidate without a written skill")
+        gated = (CandidateStatus.SCORED, CandidateStatus.PROMOTED)
+        if any(c.status in gated and c.gate is None for c in self.candidates):
+            problems.append("a scored or promoted candidate without gate figures")
         if self.spend.judge_usd < 0 or self.spend.optimizer_usd < 0:
             problems.append("negative spend")
         if problems:
