@@ -8,9 +8,12 @@ a knob added to judges is added to every command at once. `evolve` has its own j
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, get_type_hints
 
 import typer
 
@@ -124,6 +127,44 @@ def judge_options(
         allow_abstain=allow_abstain,
         extra=parse_knobs(knobs or []),
     )
+
+
+# The judge options every judging command takes, in help order: (parameter, annotation, default).
+_JUDGE_PARAMETERS: tuple[tuple[str, Any, Any], ...] = (
+    ("skill", SkillOpt, None),
+    ("model", ModelOpt, None),
+    ("models", ModelsOpt, None),
+    ("base_url", BaseUrlOpt, None),
+    ("sandbox", SandboxOpt, None),
+    ("replay", ReplayOpt, None),
+    ("allow_abstain", AbstainOpt, False),
+    ("option", KnobsOpt, None),
+)
+
+
+def with_judge_options[R](command: Callable[..., R]) -> Callable[..., R]:
+    """Give a command the judge options, declared once here: the command takes a keyword
+    parameter `options: JudgeOptions`, and typer sees --skill, --model, ..., -o in its place."""
+    hints = get_type_hints(command, include_extras=True)
+    own = [p.replace(annotation=hints[p.name])
+           for p in inspect.signature(command).parameters.values()]
+    at = [p.name for p in own].index("options")  # the judge options show there in --help
+    added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default,
+                               annotation=annotation)
+             for name, annotation, default in _JUDGE_PARAMETERS]
+    parameters = [*own[:at], *added, *own[at + 1:]]
+
+    @functools.wraps(command)
+    def run(*args: Any, **kwargs: Any) -> R:
+        said = {name: kwargs.pop(name) for name, _, _ in _JUDGE_PARAMETERS}
+        knobs = said.pop("option")
+        return command(*args, **kwargs, options=judge_options(**said, knobs=knobs))
+
+    run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        parameters, return_annotation=hints.get("return"))
+    run.__annotations__ = {**{p.name: p.annotation for p in parameters},
+                           "return": hints.get("return")}
+    return run
 
 
 def check_or_exit(name: str, options: JudgeOptions) -> None:

@@ -14,20 +14,9 @@ from rich.table import Table
 from judge_runner import cancel
 from judge_runner.cases.dataset import Dataset
 from judge_runner.cli.case_ids import resolve_split
-from judge_runner.cli.judge_options import (
-    AbstainOpt,
-    BaseUrlOpt,
-    JudgeName,
-    KnobsOpt,
-    ModelOpt,
-    ModelsOpt,
-    ReplayOpt,
-    SandboxOpt,
-    SkillOpt,
-    build_or_exit,
-    judge_options,
-)
+from judge_runner.cli.judge_options import JudgeName, build_or_exit, with_judge_options
 from judge_runner.cli.support import fail
+from judge_runner.judges import JudgeOptions
 from judge_runner.judges.base import Judge
 from judge_runner.runs.compare import Comparison, compare_records
 from judge_runner.runs.records import VERDICTS_FILE, load_records
@@ -82,6 +71,7 @@ def _interrupted(run_dir: Path, cause: str, status: int) -> typer.Exit:
     return typer.Exit(status)
 
 
+@with_judge_options
 def eval_command(
     dataset: Annotated[Path, typer.Argument(help="Dataset directory (with cases/).")],
     judge: JudgeName,
@@ -90,14 +80,8 @@ def eval_command(
     = None,
     bench: Annotated[Path | None, typer.Option(
         "--bench", help="Bench directory holding <split>.txt (default DATASET/bench).")] = None,
-    skill: SkillOpt = None,
-    model: ModelOpt = None,
-    models: ModelsOpt = None,
-    base_url: BaseUrlOpt = None,
-    sandbox: SandboxOpt = None,
-    replay: ReplayOpt = None,
-    allow_abstain: AbstainOpt = False,
-    option: KnobsOpt = None,
+    *,
+    options: JudgeOptions,
     concurrency: ConcurrencyOpt = 4,
     run_dir: RunDirOpt = None,
     retry_errors: RetryOpt = False,
@@ -112,9 +96,7 @@ def eval_command(
     if not ds.cases_dir.is_dir():
         raise fail(f"{dataset} is not a dataset: {ds.cases_dir} does not exist")
     split_name, case_ids = resolve_split(ds, split, bench)
-    the_judge = build_or_exit(judge, judge_options(
-        skill=skill, model=model, models=models, base_url=base_url, sandbox=sandbox,
-        replay=replay, allow_abstain=allow_abstain, knobs=option))
+    the_judge = build_or_exit(judge, options)
     out = run_dir if run_dir is not None else _default_run_dir(the_judge, split_name)
     result = execute(the_judge, ds, case_ids, out, concurrency, retry_errors, progress)
     _stdout.print(metrics_table(result.summary))
@@ -197,6 +179,7 @@ def pool_dataset(pool: Path, out: Path, tasks: list[Path]) -> Dataset:
     return Dataset(target)
 
 
+@with_judge_options
 def verdicts_command(
     pool: Annotated[Path, typer.Argument(help="Harbor trial folders (any tree) or a dataset.")],
     judge: JudgeName,
@@ -204,14 +187,8 @@ def verdicts_command(
     tasks: Annotated[list[Path] | None, typer.Option(
         "--tasks", help="Folder of task folders (<dir>/<task>/instruction.md); repeatable.")]
     = None,
-    skill: SkillOpt = None,
-    model: ModelOpt = None,
-    models: ModelsOpt = None,
-    base_url: BaseUrlOpt = None,
-    sandbox: SandboxOpt = None,
-    replay: ReplayOpt = None,
-    allow_abstain: AbstainOpt = False,
-    option: KnobsOpt = None,
+    *,
+    options: JudgeOptions,
     concurrency: ConcurrencyOpt = 4,
     retry_errors: RetryOpt = False,
     progress: ProgressOpt = True,
@@ -220,9 +197,7 @@ def verdicts_command(
     if not pool.exists():
         raise fail(f"pool {pool} does not exist")
     ds = pool_dataset(pool, out, list(tasks or []))
-    the_judge = build_or_exit(judge, judge_options(
-        skill=skill, model=model, models=models, base_url=base_url, sandbox=sandbox,
-        replay=replay, allow_abstain=allow_abstain, knobs=option))
+    the_judge = build_or_exit(judge, options)
     result = execute(the_judge, ds, ds.case_ids(), out, concurrency, retry_errors, progress)
     _stdout.print(metrics_table(result.summary))
     _stdout.print(f"verdicts: {out / VERDICTS_FILE}\nreport: {out / HTML_FILE}",
