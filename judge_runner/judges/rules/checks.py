@@ -9,7 +9,7 @@ are deterministic. No check knows any task or benchmark: each one reads generic 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
@@ -112,8 +112,7 @@ def run_terminated(view: CaseView, spec: CheckSpec) -> Finding:
        support="the final report does not hand the task back",
        refute="the final report asks the user for input or says the task could not be done")
 def no_deferral(view: CaseView, spec: CheckSpec) -> Finding | None:
-    step = view.final_message_step
-    text = view.final_message or (step.text if step else "") or ""
+    step, text = view.final_message_step, view.final_report
     if not text.strip():
         return None
     where = f"final report (step {step.index})" if step else "final report"
@@ -144,14 +143,12 @@ def required_outputs_present(view: CaseView, spec: CheckSpec) -> Finding | None:
             missing.append(output)
         else:
             refs.append(EvidenceRef(kind=evidence.kind, ref=evidence.ref, quote=None))
-    if missing:
-        names = ", ".join(o.path for o in missing)
-        refs = [EvidenceRef(kind=RefKind.INSTRUCTION, ref=INSTRUCTION_FILE, quote=o.quote)
-                for o in missing] + list(_last_step_ref(view))
-        return Finding(Outcome.REFUTES, f"no evidence that {names} was written", where,
-                       tuple(refs))
-    return Finding(Outcome.SUPPORTS, f"all {len(outputs)} required outputs were written",
-                   where, tuple(refs))
+    names = ", ".join(o.path for o in missing)
+    missing_refs = [EvidenceRef(kind=RefKind.INSTRUCTION, ref=INSTRUCTION_FILE, quote=o.quote)
+                    for o in missing] + list(_last_step_ref(view))
+    return _refuted_or_supported(
+        where, (f"no evidence that {names} was written", missing_refs) if missing else None,
+        (f"all {len(outputs)} required outputs were written", refs))
 
 
 @check("outputs_well_formed",
@@ -176,12 +173,20 @@ def outputs_well_formed(view: CaseView, spec: CheckSpec) -> Finding | None:
             problems.append((ref, problem))
         else:
             fine.append(ref)
-    if problems:
-        text = "; ".join(f"{ref.ref}: {problem}" for ref, problem in problems)
-        return Finding(Outcome.REFUTES, f"malformed output: {text}", where,
-                       tuple(ref for ref, _ in problems))
-    return Finding(Outcome.SUPPORTS, f"{len(fine)} stored output(s) are non-empty and parse",
-                   where, tuple(fine))
+    text = "; ".join(f"{ref.ref}: {problem}" for ref, problem in problems)
+    return _refuted_or_supported(
+        where, (f"malformed output: {text}", [r for r, _ in problems]) if problems else None,
+        (f"{len(fine)} stored output(s) are non-empty and parse", fine))
+
+
+type Said = tuple[str, Sequence[EvidenceRef]]  # a finding's text and its evidence
+
+
+def _refuted_or_supported(where: str, refuted: Said | None, supported: Said) -> Finding:
+    """REFUTES with `refuted` when something is wrong, else SUPPORTS with `supported`."""
+    if refuted is not None:
+        return Finding(Outcome.REFUTES, refuted[0], where, tuple(refuted[1]))
+    return Finding(Outcome.SUPPORTS, supported[0], where, tuple(supported[1]))
 
 
 @check("errors_resolved",

@@ -286,6 +286,12 @@ class CaseView:
                 return step
         return messages[-1] if messages else None
 
+    @cached_property
+    def final_report(self) -> str:
+        """The final report's text: the final message, else the text of its step."""
+        step = self.final_message_step
+        return self.final_message or (step.text if step else "") or ""
+
     @property
     def last_step(self) -> Step | None:
         return self.steps[-1] if self.steps else None
