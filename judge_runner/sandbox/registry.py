@@ -1,13 +1,16 @@
 """Sandbox kinds by name: each kind's module registers how to open one for a case.
 
-Adding a sandbox kind is one module that defines the sandbox and decorates its opener with
-`@sandbox_kind(SandboxKind.X)`, plus the member X in `SandboxKind` (and, for a kind that ships
-with the package, an import of the module in `sandbox/select.py`). `open_sandbox` resolves
-AUTO and refuses NONE and a kind nobody registered, naming those that are.
+Adding a sandbox kind is one module, `judge_runner/sandbox/<kind>.py`, that defines the
+sandbox and decorates its opener with `@sandbox_kind(SandboxKind.X)`, and one line: the member
+``X = "<kind>"`` in `SandboxKind`. The module is imported the first time its kind is opened.
+A kind that lives elsewhere (Harbor's trial sandbox, in `judge_runner.harbor`) registers when
+its own module is imported. `open_sandbox` resolves AUTO and refuses NONE and a kind nobody
+registered, naming those that are.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,9 +54,15 @@ def sandbox_kind(kind: SandboxKind) -> Callable[[SandboxOpener], SandboxOpener]:
 
 def opener(kind: SandboxKind) -> SandboxOpener:
     """The opener of a concrete kind; SandboxError naming the registered kinds otherwise."""
+    if kind not in _OPENERS:
+        module = f"{__package__}.{kind.value}"
+        try:
+            importlib.import_module(module)  # registers the kind as it loads
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise  # the kind's module is there but a dependency of it is missing
     try:
         return _OPENERS[kind]
     except KeyError:
-        known = ", ".join(sorted(k.value for k in _OPENERS))
-        raise SandboxError(f"no sandbox of kind {kind.value!r} can be opened here; "
-                           f"registered kinds: {known}") from None
+        raise SandboxError(f"no sandbox of kind {kind.value!r} can be opened here: no module "
+                           "registered it") from None

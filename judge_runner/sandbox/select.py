@@ -7,13 +7,10 @@ from pathlib import Path
 
 from judge_runner.cases import CasePackage
 from judge_runner.log import get_logger
-from judge_runner.sandbox import docker, engine, local
+from judge_runner.sandbox import engine
 from judge_runner.sandbox.base import Sandbox, SandboxError, SandboxKind
 from judge_runner.sandbox.limits import SandboxLimits
 from judge_runner.sandbox.registry import SandboxRequest, opener
-
-# The kinds that ship with the package register themselves when their module loads.
-BUILT_IN = (docker, local)
 
 log = get_logger(__name__)
 _warned = threading.Event()
