@@ -16,6 +16,7 @@ from judge_runner.cases.dataset import Dataset
 from judge_runner.cli.case_ids import resolve_split
 from judge_runner.cli.judge_options import JudgeName, build_or_exit, with_judge_options
 from judge_runner.cli.support import fail
+from judge_runner.core import CASES_DIR
 from judge_runner.judges import JudgeOptions
 from judge_runner.judges.base import Judge
 from judge_runner.runs.compare import Comparison, compare_records
@@ -157,7 +158,7 @@ def pool_dataset(pool: Path, out: Path, tasks: list[Path]) -> Dataset:
     Importing again on a rerun is deterministic (same case ids), so resume keeps working and
     trials added to the pool since are picked up.
     """
-    if (pool / "cases").is_dir():
+    if (pool / CASES_DIR).is_dir():
         return Dataset(pool)
     from judge_runner.ingest.importer import ImportOptions, OutputDirError, import_trials
     from judge_runner.ingest.report import TrialStatus

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shutil
 
-from judge_runner.core import Usage
+from judge_runner.core import Label, Usage
 from judge_runner.evolve.bundles import JudgedCase
 from judge_runner.evolve.optimizer import Proposal, ProposalError, ProposalRequest
 from judge_runner.evolve.state import Strategy
@@ -22,7 +22,7 @@ def _keep(case: JudgedCase, strategy: Strategy) -> bool:
         return False
     if not case.misjudged or strategy is Strategy.CALIBRATE:
         return True
-    false_pass = case.label.value == "fail"
+    false_pass = case.label is Label.FAIL
     return false_pass if strategy is Strategy.HARDEN else not false_pass
 
 

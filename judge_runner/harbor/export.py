@@ -24,7 +24,7 @@ import jinja2
 from pydantic import ValidationError
 
 from judge_runner.cases import CasePackage, Dataset, LabelRecord
-from judge_runner.core import CASE_FILE, INSTRUCTION_FILE, SKILLS_DIR
+from judge_runner.core import CASE_FILE, INSTRUCTION_FILE, LABELS_FILE, SKILLS_DIR
 from judge_runner.harbor import layout
 from judge_runner.harbor import verifier as verifier_module
 from judge_runner.sandbox import default_image
@@ -123,7 +123,7 @@ def _export_case(
     except (OSError, ValueError, ValidationError) as exc:
         raise _CaseError(f"case package {case.root} unreadable: {exc}") from None
     if label is None:
-        raise _CaseError(f"no label for {case_id} in {dataset.root / 'labels.jsonl'}")
+        raise _CaseError(f"no label for {case_id} in {dataset.root / LABELS_FILE}")
     task_dir = out / case_id
     _clear_previous(task_dir)
     env_dir = task_dir / "environment"

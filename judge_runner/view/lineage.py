@@ -15,7 +15,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from judge_runner.core import Figures
+from judge_runner.core import CASES_DIR, Figures
 from judge_runner.evolve import (
     CANDIDATES_DIR,
     JUDGMENTS_DIR,
@@ -97,7 +97,7 @@ def write_lineage_page(evolve_dir: Path, dataset: Path | None = None) -> Path:
 
 
 def _existing(path: Path) -> Path | None:
-    return path if (path / "cases").is_dir() else None
+    return path if (path / CASES_DIR).is_dir() else None
 
 
 def _lineage(skills_root: Path) -> Lineage:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judge_runner.cases import CasePackage, Dataset
-from judge_runner.core import CASE_FILE, Decision
+from judge_runner.core import CASE_FILE, CASES_DIR, Decision
 from judge_runner.runs import (
     CASES_OUT,
     STORE_FILE,
@@ -88,14 +88,14 @@ def resolve_dataset(run_dir: Path, summary: RunSummary | None,
     """The dataset the run judged: `given`, else the path recorded in metrics.json as it stands,
     relative to the working directory, or relative to the run directory."""
     if given is not None:
-        if not (given / "cases").is_dir():
+        if not (given / CASES_DIR).is_dir():
             raise ViewError(f"--dataset {given}: no cases/ folder there")
         return Dataset(given)
     if summary is None:
         return None
     recorded = Path(summary.dataset)
     for candidate in (recorded, run_dir / recorded):
-        if (candidate / "cases").is_dir():
+        if (candidate / CASES_DIR).is_dir():
             return Dataset(candidate)
     return None
 
