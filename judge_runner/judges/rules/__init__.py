@@ -11,7 +11,7 @@ from pathlib import Path
 from pydantic import field_validator
 
 from judge_runner.judges.llm import JudgeConfigError
-from judge_runner.judges.registry import JudgeSettings, takes
+from judge_runner.judges.registry import JudgeSettings, NoSkill, takes
 from judge_runner.judges.rules.judge import NAME, RulesJudge, default_skill_dir
 from judge_runner.judges.rules.spec import RulesError, RuleSet, dump_rules, load_rules
 from judge_runner.sandbox import SandboxKind
@@ -25,6 +25,14 @@ class RulesSettings(JudgeSettings):
 
     skill: Path | None = None  # default: the bundled judgeskills/v2
     sandbox: SandboxKind = SandboxKind.NONE
+
+    @field_validator("skill", mode="before")
+    @classmethod
+    def _a_directory(cls, skill: object) -> object:
+        if isinstance(skill, NoSkill):  # a str subclass: it would pass for a directory "none"
+            raise ValueError("the rules judge reads its checks from a JudgeSkill: give --skill "
+                             "DIR, or leave it out for the bundled one")
+        return skill
 
     @field_validator("sandbox")
     @classmethod
