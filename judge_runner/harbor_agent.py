@@ -32,7 +32,6 @@ import asyncio
 import json
 import shlex
 import tempfile
-from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -43,15 +42,13 @@ from harbor.models.agent.context import AgentContext
 from harbor.models.trajectories import Trajectory
 
 from judge_runner import __version__
-from judge_runner.cases.dataset import CasePackage
+from judge_runner.cases import CasePackage
+from judge_runner.core import Verdict
 from judge_runner.harbor import layout
 from judge_runner.harbor.atif import build_trajectory, prompt_tokens, read_calls
-from judge_runner.harbor.sandbox import HarborEnvironment, HarborSandbox
-from judge_runner.judges.agent import AgentJudge, make_judge
-from judge_runner.judges.base import Verdict
-from judge_runner.judges.products import TRANSCRIPT_FILE
-from judge_runner.judges.registry import JudgeOptions
-from judge_runner.sandbox.base import SCRATCH_DIR
+from judge_runner.harbor.sandbox import HarborEnvironment, trial_environment
+from judge_runner.judges import NO_SKILL, TRANSCRIPT_FILE, AgentJudge, JudgeOptions, build_judge
+from judge_runner.sandbox import SCRATCH_DIR, SandboxKind
 
 _BUDGET_KEYS = ("max_turns", "max_total_tokens", "max_wall_s", "max_invalid", "max_nudges",
                 "max_output_tokens", "timeout_s")
@@ -113,11 +110,12 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
             case_dir = work / "case"
             await environment.download_dir(layout.CASE_DIR, case_dir)
             skill_dir = await self._download_skill(environment, work / "skills")
-            judge = self._build_judge(skill_dir, environment, asyncio.get_running_loop())
+            judge = self._build_judge(skill_dir)
             (products / layout.CONFIG_FILE).write_text(
                 json.dumps({"judge": judge.name, "config": judge.config()}, indent=2,
                            sort_keys=True, default=str) + "\n", encoding="utf-8")
-            verdict = await asyncio.to_thread(judge.judge, CasePackage(case_dir), products)
+            with trial_environment(environment, asyncio.get_running_loop()):
+                verdict = await asyncio.to_thread(judge.judge, CasePackage(case_dir), products)
         # Nothing the judge started may still run when Harbor copies the label in for grading.
         await environment.exec(f"pkill -KILL -u {layout.JUDGE_USER} || true", user="root",
                                timeout_sec=CONTROL_EXEC_TIMEOUT_S)
@@ -141,18 +139,18 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
             raise RuntimeError(f"{self.skills_dir} holds several skills ({names}); expected one")
         return skills[0] if skills else None
 
-    def _build_judge(
-        self, skill_dir: Path | None, environment: BaseEnvironment,
-        loop: asyncio.AbstractEventLoop,
-    ) -> AgentJudge:
-        # A task exported without a JudgeSkill means judging without one. The trial container
-        # is the judge image holding the case, as for `--sandbox docker`: the same configuration,
-        # so a Harbor run pairs with such an eval run (verdict details say "harbor").
-        options = JudgeOptions(skill=skill_dir, no_skill=skill_dir is None, sandbox="docker",
+    def _build_judge(self, skill_dir: Path | None) -> AgentJudge:
+        # A task exported without a JudgeSkill means judging without one. The sandbox is the
+        # trial container: the judge image holding the case, as for `--sandbox docker`, which
+        # is what the configuration records, so a Harbor run pairs with such an eval run
+        # (verdict details say "harbor").
+        options = JudgeOptions(skill=skill_dir or NO_SKILL, sandbox=SandboxKind.HARBOR,
                                model=_api_model(self.model_name), base_url=self._api_base,
                                allow_abstain=self._allow_abstain, extra=self._budgets)
-        judge = make_judge(options)
-        return replace(judge, sandboxes=lambda case: HarborSandbox(environment, loop))
+        judge = build_judge("agent", options)
+        if not isinstance(judge, AgentJudge):
+            raise TypeError(f"the agent judge is registered as {type(judge).__name__}")
+        return judge
 
     def _write_trajectory(self, transcript: Path) -> None:
         data = build_trajectory(read_calls(transcript), self.name(), self.version(),

@@ -8,8 +8,7 @@ import re
 from collections import Counter
 from pathlib import Path
 
-from judge_runner.cases.models import Label
-from judge_runner.judges.base import Decision, Outcome
+from judge_runner.core import Decision, Label, Outcome, compute_metrics
 from judge_runner.judges.rules.calibrate import (
     Evidence,
     HeldOut,
@@ -20,7 +19,6 @@ from judge_runner.judges.rules.calibrate import (
 from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.optimizer import DevResult
 from judge_runner.judges.rules.spec import CheckSpec, load_rules
-from judge_runner.runs.metrics import compute_metrics
 
 # The trivial baseline: the final message has none of these words → pass. Fixed, not fitted.
 FAILURE_WORDS = re.compile(

@@ -21,9 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judge_runner.cases import Dataset
+from judge_runner.core import Decision
 from judge_runner.ingest import ImportOptions, import_trials
 from judge_runner.judges.agent import make_judge
-from judge_runner.judges.base import Decision
 from judge_runner.judges.registry import JudgeOptions
 from judge_runner.log import configure
 from tests.fakeapi import FakeMessagesServer

@@ -34,10 +34,10 @@ from typing import Any
 from judge_runner import log
 from judge_runner.cases import CasePackage, Dataset
 from judge_runner.cases.models import CaseMeta, Trajectory
+from judge_runner.core import Decision, Inspection, Outcome, Plan, PlanItem, Usage, Verdict
 from judge_runner.ingest.importer import ImportOptions, import_trials
-from judge_runner.judges.base import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
 from judge_runner.judges.products import write_products
-from judge_runner.models.base import ModelRequest, ModelResponse, Usage
+from judge_runner.models.base import ModelRequest, ModelResponse
 from judge_runner.runs.runner import run_eval
 from judge_runner.sandbox.select import open_sandbox, resolve_kind
 

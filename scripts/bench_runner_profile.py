@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judge_runner import log
 from judge_runner.cases import Dataset
+from judge_runner.core import Decision
 from judge_runner.judges.agent import make_judge
-from judge_runner.judges.base import Decision
 from judge_runner.judges.registry import JudgeOptions
 from judge_runner.runs.runner import run_eval
 from judge_runner.sandbox import install_cleanup_hooks

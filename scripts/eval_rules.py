@@ -34,9 +34,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from judge_runner.cases import Dataset
-from judge_runner.cases.models import Label
+from judge_runner.core import Decision, Label, Metrics, compute_metrics
 from judge_runner.ingest import ImportOptions, import_trials
-from judge_runner.judges.base import Decision
 from judge_runner.judges.rules import RulesJudge
 from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.judge import default_skill_dir
@@ -49,7 +48,6 @@ from judge_runner.judges.rules.optimizer import (
 )
 from judge_runner.judges.rules.spec import load_rules
 from judge_runner.log import configure
-from judge_runner.runs.metrics import Metrics, compute_metrics
 
 REAL = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "skillsbench-real"
 FIGURES = ("precision", "recall", "f1", "accuracy", "balanced_accuracy")

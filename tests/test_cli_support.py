@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import typer
 
-from judge_runner.cli_support import fail
+from judge_runner.cli.support import fail
 
 
 def test_fail_prints_to_stderr_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

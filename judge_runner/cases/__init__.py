@@ -1,6 +1,7 @@
 """The case package: models and dataset access."""
 
 from judge_runner.cases.dataset import CasePackage, Dataset
+from judge_runner.cases.ids import case_id_problem
 from judge_runner.cases.models import (
     SCHEMA_VERSION,
     ArtifactProvenance,
@@ -8,7 +9,6 @@ from judge_runner.cases.models import (
     CaseMeta,
     CaseStats,
     Domain,
-    Label,
     LabelRecord,
     Source,
     Step,
@@ -18,8 +18,17 @@ from judge_runner.cases.models import (
     Trajectory,
     estimate_tokens,
 )
-from judge_runner.cases.validate import Issue, ValidationLimits, validate_dataset
-from judge_runner.cases.write import append_labels, write_case
+from judge_runner.cases.validate import Issue, ValidationLimits, package_problems, validate_dataset
+from judge_runner.cases.write import (
+    append_labels,
+    artifact_record,
+    case_stats,
+    label_line,
+    package_texts,
+    trajectory_json,
+    write_case,
+)
+from judge_runner.core import Label
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -41,7 +50,14 @@ __all__ = [
     "Trajectory",
     "ValidationLimits",
     "append_labels",
+    "artifact_record",
+    "case_id_problem",
+    "case_stats",
     "estimate_tokens",
+    "label_line",
+    "package_problems",
+    "package_texts",
+    "trajectory_json",
     "validate_dataset",
     "write_case",
 ]

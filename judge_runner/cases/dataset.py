@@ -7,11 +7,8 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 
 from judge_runner.cases.models import ArtifactRecord, CaseMeta, LabelRecord, Trajectory
+from judge_runner.core import layout
 from judge_runner.jsonl import read_models
-
-CASES_DIR = "cases"
-LABELS_FILE = "labels.jsonl"
-EVIDENCE_DIR = "evidence"
 
 
 @dataclass(frozen=True)
@@ -22,16 +19,17 @@ class CasePackage:
 
     @cached_property
     def meta(self) -> CaseMeta:
-        return CaseMeta.model_validate_json((self.root / "case.json").read_text(encoding="utf-8"))
+        text = (self.root / layout.CASE_FILE).read_text(encoding="utf-8")
+        return CaseMeta.model_validate_json(text)
 
     @cached_property
     def trajectory(self) -> Trajectory:
-        text = (self.root / "trajectory.json").read_text(encoding="utf-8")
+        text = (self.root / layout.TRAJECTORY_FILE).read_text(encoding="utf-8")
         return Trajectory.model_validate_json(text)
 
     @cached_property
     def instruction(self) -> str:
-        return (self.root / "instruction.md").read_text(encoding="utf-8")
+        return (self.root / layout.INSTRUCTION_FILE).read_text(encoding="utf-8")
 
     @property
     def id(self) -> str:
@@ -39,11 +37,11 @@ class CasePackage:
 
     @property
     def skills_dir(self) -> Path:
-        return self.root / "skills"
+        return self.root / layout.SKILLS_DIR
 
     @property
     def artifacts_dir(self) -> Path:
-        return self.root / "artifacts"
+        return self.root / layout.ARTIFACTS_DIR
 
     def artifact_file(self, record: ArtifactRecord) -> Path | None:
         """The stored file of `record` if it is a regular file inside `artifacts/`, else None.
@@ -77,12 +75,12 @@ class Dataset:
 
     @property
     def cases_dir(self) -> Path:
-        return self.root / CASES_DIR
+        return self.root / layout.CASES_DIR
 
     def case_ids(self) -> list[str]:
         if not self.cases_dir.is_dir():
             return []
-        return sorted(p.name for p in self.cases_dir.iterdir() if (p / "case.json").is_file())
+        return sorted(p.name for p in self.cases_dir.iterdir() if (p / layout.CASE_FILE).is_file())
 
     def case(self, case_id: str) -> CasePackage:
         return CasePackage(self.cases_dir / case_id)
@@ -92,8 +90,8 @@ class Dataset:
 
     def labels(self) -> dict[str, LabelRecord]:
         """Labels by case id; empty when the dataset carries none (an unlabeled pool)."""
-        records = read_models(self.root / LABELS_FILE, LabelRecord, missing_ok=True)
+        records = read_models(self.root / layout.LABELS_FILE, LabelRecord, missing_ok=True)
         return {r.case_id: r for r in records}
 
     def evidence_dir(self, case_id: str) -> Path:
-        return self.root / EVIDENCE_DIR / case_id
+        return self.root / layout.EVIDENCE_DIR / case_id

@@ -11,9 +11,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from judge_runner.cases.dataset import CASES_DIR, CasePackage
+from judge_runner.cases.dataset import CasePackage
 from judge_runner.cases.ids import case_id_problem
 from judge_runner.cases.models import CaseMeta
+from judge_runner.core import CASE_FILE, CASES_DIR
 
 
 class NotACaseFolderError(ValueError):
@@ -36,7 +37,7 @@ def case_folder(path: Path) -> CasePackage:
         raise refuse(f"it is not inside a dataset's {CASES_DIR}/ folder")
     if problem := case_id_problem(folder.name):
         raise refuse(f"its name {folder.name!r} is {problem}")
-    meta_file = folder / "case.json"
+    meta_file = folder / CASE_FILE
     if meta_file.is_symlink() or not meta_file.is_file():
         raise refuse("it holds no case.json")
     try:

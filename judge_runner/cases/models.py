@@ -1,16 +1,6 @@
 """Pydantic models of the case package: everything a judge may read, and the label it may not.
 
-A dataset on disk::
-
-    <dataset>/
-      cases/<case_id>/          the only part ever mounted for a judge
-        case.json               CaseMeta
-        instruction.md          the task instruction the agent got
-        trajectory.json         Trajectory (normalized steps)
-        skills/<skill>/...      task-time skills exactly as the agent had them
-        artifacts/...           final files the agent produced
-      labels.jsonl              LabelRecord per line (outside cases/)
-      evidence/<case_id>/...    verifier output, dev-only (outside cases/)
+Where each file lives is `judge_runner.core.layout`.
 """
 
 from __future__ import annotations
@@ -20,12 +10,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge_runner.core import Label
+
 SCHEMA_VERSION = "1.0"
-
-
-class Label(StrEnum):
-    PASS = "pass"
-    FAIL = "fail"
 
 
 class Domain(StrEnum):

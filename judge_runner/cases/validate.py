@@ -24,7 +24,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from judge_runner.cases.dataset import CASES_DIR, EVIDENCE_DIR, LABELS_FILE, CasePackage, Dataset
+from judge_runner.cases.dataset import CasePackage, Dataset
 from judge_runner.cases.models import (
     SCHEMA_VERSION,
     ArtifactProvenance,
@@ -34,10 +34,11 @@ from judge_runner.cases.models import (
     Trajectory,
     estimate_tokens,
 )
+from judge_runner.core import layout
 from judge_runner.jsonl import numbered_lines
 
 # Dataset files that carry labels; with every file under evidence/ they are the secret files.
-LABEL_FILES = (LABELS_FILE, "import_report.json")
+LABEL_FILES = (layout.LABELS_FILE, layout.IMPORT_REPORT_FILE)
 SMALL_SECRET_BYTES = 16
 OMITTED_MARKER = "characters omitted ...]"
 
@@ -73,9 +74,9 @@ def validate_dataset(root: Path, limits: ValidationLimits | None = None) -> list
     lim = limits or ValidationLimits()
     dataset = Dataset(root)
     issues: list[Issue] = []
-    cases_dir = root / CASES_DIR
+    cases_dir = root / layout.CASES_DIR
     if not cases_dir.is_dir():
-        return [Issue(CASES_DIR, "cases/", "folder missing")]
+        return [Issue(layout.CASES_DIR, "cases/", "folder missing")]
     ids = []
     secrets = SecretFiles.of(root)
     for case_dir in sorted(p for p in cases_dir.iterdir()):
@@ -91,9 +92,9 @@ def validate_dataset(root: Path, limits: ValidationLimits | None = None) -> list
 def _validate_case(case_dir: Path, lim: ValidationLimits, secrets: SecretFiles) -> list[Issue]:
     cid = case_dir.name
     issues: list[Issue] = []
-    meta = _load(case_dir / "case.json", CaseMeta, cid, issues)
-    traj = _load(case_dir / "trajectory.json", Trajectory, cid, issues)
-    instruction = case_dir / "instruction.md"
+    meta = _load(case_dir / layout.CASE_FILE, CaseMeta, cid, issues)
+    traj = _load(case_dir / layout.TRAJECTORY_FILE, Trajectory, cid, issues)
+    instruction = case_dir / layout.INSTRUCTION_FILE
     if not instruction.is_file() or not instruction.read_text(encoding="utf-8").strip():
         issues.append(Issue(cid, "instruction.md", "missing or empty"))
     issues.extend(_leaks(case_dir, secrets))
@@ -115,7 +116,7 @@ def package_problems(case: CasePackage, dataset_root: Path) -> list[Issue]:
     refuses to judge a case with any of these; the remaining checks of `validate_dataset`
     (stats, limits, unlisted files) are about quality, not safety."""
     issues = _leaks(case.root, SecretFiles.of(dataset_root, case.root.name))
-    meta = _load(case.root / "case.json", CaseMeta, case.root.name, issues)
+    meta = _load(case.root / layout.CASE_FILE, CaseMeta, case.root.name, issues)
     if meta is not None:
         issues.extend(_unsafe_meta(case.root, meta))
     return sorted(issues, key=lambda i: (i.case_id, i.field, i.message))
@@ -143,8 +144,8 @@ def _check_meta(case_dir: Path, meta: CaseMeta) -> list[Issue]:
                             f"{meta.schema_version!r}, expected {SCHEMA_VERSION!r}"))
     if meta.with_skills != bool(meta.skills):
         issues.append(Issue(cid, "case.json:with_skills", "disagrees with the skills list"))
-    on_disk = sorted(p.name for p in (case_dir / "skills").iterdir()) \
-        if (case_dir / "skills").is_dir() else []
+    on_disk = sorted(p.name for p in (case_dir / layout.SKILLS_DIR).iterdir()) \
+        if (case_dir / layout.SKILLS_DIR).is_dir() else []
     if sorted(meta.skills) != on_disk:
         issues.append(Issue(cid, "case.json:skills",
                             f"lists {sorted(meta.skills)} but skills/ holds {on_disk}"))
@@ -168,7 +169,7 @@ def _check_meta(case_dir: Path, meta: CaseMeta) -> list[Issue]:
             issues.append(Issue(cid, field, f"size {art.size} but file has {len(data)} bytes"))
         if art.sha256 is not None and art.sha256 != hashlib.sha256(data).hexdigest():
             issues.append(Issue(cid, field, "sha256 does not match the stored file"))
-    art_root = case_dir / "artifacts"
+    art_root = case_dir / layout.ARTIFACTS_DIR
     if art_root.is_dir():
         for path in sorted(p for p in art_root.rglob("*") if p.is_file()):
             rel = path.relative_to(art_root).as_posix()
@@ -200,7 +201,7 @@ def _check_trajectory(cid: str, traj: Trajectory, lim: ValidationLimits,
     if len(traj.steps) > lim.max_steps:
         issues.append(Issue(cid, "trajectory.json:steps",
                             f"{len(traj.steps)} steps, over the limit of {lim.max_steps}"))
-    tokens = estimate_tokens((case_dir / "trajectory.json").read_text(encoding="utf-8"))
+    tokens = estimate_tokens((case_dir / layout.TRAJECTORY_FILE).read_text(encoding="utf-8"))
     if tokens > lim.max_trajectory_tokens:
         issues.append(Issue(cid, "trajectory.json", f"≈{tokens} tokens, over the limit of "
                                                      f"{lim.max_trajectory_tokens}"))
@@ -244,7 +245,7 @@ def _check_stats(cid: str, meta: CaseMeta, traj: Trajectory, case_dir: Path) -> 
         "n_tool_calls": sum(1 for x in traj.steps if x.kind is StepKind.TOOL_CALL),
         "n_error_steps": sum(1 for x in traj.steps if x.is_error),
         "n_skill_uses": sum(1 for x in traj.steps if x.kind is StepKind.SKILL_USE),
-        "normalized_chars": len((case_dir / "trajectory.json").read_text(encoding="utf-8")),
+        "normalized_chars": len((case_dir / layout.TRAJECTORY_FILE).read_text(encoding="utf-8")),
     }
     issues = [Issue(cid, f"case.json:stats.{k}", f"{getattr(s, k)} but trajectory has {v}")
               for k, v in actual.items() if getattr(s, k) != v]
@@ -277,7 +278,7 @@ class SecretFiles:
         secrets = cls(dataset_root)
         for name in LABEL_FILES:
             secrets._add(dataset_root / name)
-        evidence = dataset_root / EVIDENCE_DIR
+        evidence = dataset_root / layout.EVIDENCE_DIR
         if case_id is not None:
             evidence = evidence / case_id
         if evidence.is_dir() and not evidence.is_symlink():
@@ -347,7 +348,7 @@ def _leaks(case_dir: Path, secrets: SecretFiles) -> list[Issue]:
 
 
 def _validate_labels(dataset: Dataset, ids: list[str]) -> list[Issue]:
-    path = dataset.root / LABELS_FILE
+    path = dataset.root / layout.LABELS_FILE
     if not path.is_file():
         return []
     issues = []
@@ -356,14 +357,15 @@ def _validate_labels(dataset: Dataset, ids: list[str]) -> list[Issue]:
         try:
             record = LabelRecord.model_validate_json(line)
         except ValidationError as exc:
-            issues.append(Issue(LABELS_FILE, f"line {lineno}", exc.errors()[0]["msg"]))
+            issues.append(Issue(layout.LABELS_FILE, f"line {lineno}", exc.errors()[0]["msg"]))
             continue
         if record.case_id in seen:
-            issues.append(Issue(LABELS_FILE, f"line {lineno}", f"duplicate {record.case_id}"))
+            issues.append(Issue(layout.LABELS_FILE, f"line {lineno}",
+                                f"duplicate {record.case_id}"))
         seen.add(record.case_id)
         if record.case_id not in ids:
-            issues.append(Issue(LABELS_FILE, f"line {lineno}", f"no case {record.case_id}"))
+            issues.append(Issue(layout.LABELS_FILE, f"line {lineno}", f"no case {record.case_id}"))
     for cid in ids:
         if cid not in seen:
-            issues.append(Issue(cid, LABELS_FILE, "no label line for this case"))
+            issues.append(Issue(cid, layout.LABELS_FILE, "no label line for this case"))
     return issues

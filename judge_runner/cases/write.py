@@ -16,7 +16,7 @@ from pathlib import Path, PurePosixPath
 
 from pydantic import BaseModel
 
-from judge_runner.cases.dataset import CASES_DIR, LABELS_FILE, CasePackage
+from judge_runner.cases.dataset import CasePackage
 from judge_runner.cases.models import (
     ArtifactProvenance,
     ArtifactRecord,
@@ -29,10 +29,7 @@ from judge_runner.cases.models import (
     Trajectory,
     estimate_tokens,
 )
-
-CASE_FILE = "case.json"
-INSTRUCTION_FILE = "instruction.md"
-TRAJECTORY_FILE = "trajectory.json"
+from judge_runner.core import layout
 
 type FileData = bytes | str
 
@@ -74,8 +71,8 @@ def label_line(record: LabelRecord) -> str:
 
 def package_texts(meta: CaseMeta, instruction: str, trajectory_text: str) -> dict[str, str]:
     """The text files of a case package by file name, as written to disk."""
-    return {CASE_FILE: case_json(meta), INSTRUCTION_FILE: instruction,
-            TRAJECTORY_FILE: trajectory_text}
+    return {layout.CASE_FILE: case_json(meta), layout.INSTRUCTION_FILE: instruction,
+            layout.TRAJECTORY_FILE: trajectory_text}
 
 
 def case_stats(trajectory: Trajectory, trajectory_text: str, raw_chars: int) -> CaseStats:
@@ -131,7 +128,7 @@ def write_case(dataset_root: Path, *, task: str, instruction: str, trajectory: T
               for path, data in (artifacts or {}).items()}
     if len({rel for rel, _ in stored.values()}) != len(stored):
         raise ValueError("two artifact paths would be stored as the same file")
-    case_dir = dataset_root / CASES_DIR / case_id
+    case_dir = dataset_root / layout.CASES_DIR / case_id
     if case_dir.exists():
         raise FileExistsError(f"{case_dir}: case folder already exists")
     text = trajectory_json(trajectory)
@@ -145,9 +142,9 @@ def write_case(dataset_root: Path, *, task: str, instruction: str, trajectory: T
                                      len(text) if raw_chars is None else raw_chars))
     for name, files in skill_files.items():
         for rel, data in files.items():
-            _write(case_dir / "skills" / name / rel, _bytes(data))
+            _write(case_dir / layout.SKILLS_DIR / name / rel, _bytes(data))
     for rel, data in stored.values():
-        _write(case_dir / "artifacts" / rel, data)
+        _write(case_dir / layout.ARTIFACTS_DIR / rel, data)
     for name, content in package_texts(meta, instruction, text).items():
         _write(case_dir / name, content.encode("utf-8"))
     if label is not None:
@@ -159,7 +156,7 @@ def append_labels(dataset_root: Path, records: Iterable[LabelRecord]) -> None:
     """Append `records` to the dataset's labels.jsonl (created when missing). OSError on I/O
     failure; duplicates are not checked here (`validate_dataset` reports them)."""
     dataset_root.mkdir(parents=True, exist_ok=True)
-    with (dataset_root / LABELS_FILE).open("a", encoding="utf-8") as out:
+    with (dataset_root / layout.LABELS_FILE).open("a", encoding="utf-8") as out:
         out.write("".join(label_line(r) for r in records))
 
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge_runner.cases.models import Label as Outcome
 from judge_runner.checklist.models import Label
+from judge_runner.core import Label as Outcome
 
 PAIR_MARGIN = 0.10
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge_runner.models.base import ModelRequest
+from judge_runner.models import ModelRequest
 
 
 def tool_call(content: list[dict[str, Any]], name: str) -> dict[str, Any] | None:

@@ -11,8 +11,7 @@ import json
 import re
 from dataclasses import dataclass, replace
 
-from judge_runner.cases.dataset import CasePackage
-from judge_runner.cases.models import ArtifactProvenance, ArtifactRecord, Step
+from judge_runner.cases import ArtifactProvenance, ArtifactRecord, CasePackage, Step
 from judge_runner.checklist.models import EvidenceCite
 from judge_runner.text import quote_found
 

@@ -27,7 +27,6 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from judge_runner.cases.models import Label as Outcome
 from judge_runner.checklist.models import (
     Checklist,
     ItemJudgment,
@@ -35,6 +34,7 @@ from judge_runner.checklist.models import (
     Label,
     Route,
 )
+from judge_runner.core import Label as Outcome
 
 ENDPOINT_ID = "ENDPOINT"
 

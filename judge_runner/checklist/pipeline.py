@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from judge_runner.cases.dataset import CasePackage, Dataset
+from judge_runner.cases import CasePackage, Dataset
 from judge_runner.checklist.evidence import ExecutionLog, load_log
 from judge_runner.checklist.models import (
     CaseJudgments,
@@ -37,7 +37,7 @@ from judge_runner.checklist.synth import SynthError, synthesize
 from judge_runner.checklist.tasks import TaskSourceError, load_task
 from judge_runner.jsonl import write_models
 from judge_runner.log import get_logger
-from judge_runner.models.base import ModelClient, ModelError
+from judge_runner.models import ModelClient, ModelError
 
 log = get_logger(__name__)
 

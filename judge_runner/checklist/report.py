@@ -15,7 +15,6 @@ from pathlib import Path
 import jinja2
 from pydantic import BaseModel, ConfigDict
 
-from judge_runner.cases.models import Label as Outcome
 from judge_runner.checklist.analyze import (
     AucResult,
     HumanAgreement,
@@ -36,6 +35,7 @@ from judge_runner.checklist.pipeline import (
     SCORES_FILE,
     PerturbRecord,
 )
+from judge_runner.core import Label as Outcome
 from judge_runner.jsonl import numbered_lines, read_models
 from judge_runner.templates import environment
 

@@ -41,7 +41,8 @@ from judge_runner.checklist.models import (
     JudgmentSource,
     Label,
 )
-from judge_runner.models.base import ModelClient, ModelError, ModelRequest, Usage
+from judge_runner.core import Usage
+from judge_runner.models import ModelClient, ModelError, ModelRequest
 from judge_runner.text import CUT, cut
 
 TOOL_NAME = "record_judgments"

@@ -29,7 +29,8 @@ from judge_runner.checklist.models import (
 )
 from judge_runner.checklist.tasks import MAX_VERIFIER_FILE_CHARS, TaskSource
 from judge_runner.checklist.validate import GateFailure, validate
-from judge_runner.models.base import ModelClient, ModelError, ModelRequest, Usage
+from judge_runner.core import Usage
+from judge_runner.models import ModelClient, ModelError, ModelRequest
 from judge_runner.text import CUT, cut, sha256_text
 
 TOOL_NAME = "submit_checklist"

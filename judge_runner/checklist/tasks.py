@@ -11,9 +11,9 @@ import ast
 from dataclasses import dataclass
 from pathlib import Path
 
+from judge_runner.core import INSTRUCTION_FILE
 from judge_runner.text import sha256_text
 
-INSTRUCTION_FILE = "instruction.md"
 TESTS_DIR = "tests"
 # Verifier files larger than this are cut (head kept) before they are shown to a model.
 MAX_VERIFIER_FILE_CHARS = 60_000

@@ -12,9 +12,9 @@ from collections import Counter
 from pydantic import BaseModel, ConfigDict
 
 from judge_runner.cases import estimate_tokens
+from judge_runner.core import Label, Outcome
 from judge_runner.evolve.bundles import Bundle, BundleCase, JudgedCase
 from judge_runner.evolve.state import Strategy
-from judge_runner.judges import Outcome
 from judge_runner.text import cut, sha256_text
 
 GOALS = {
@@ -89,7 +89,7 @@ def shared_brief(
     """The train signal common to all strategies: error counts and recurring inspection items."""
     decided = [j for j in judged if j.verdict.decision.is_decided]
     wrong = [j for j in decided if j.misjudged]
-    fp = sum(1 for j in wrong if j.label.value == "fail")
+    fp = sum(1 for j in wrong if j.label is Label.FAIL)
     errors = len(judged) - len(decided)
     lines = [
         "## Train signal",

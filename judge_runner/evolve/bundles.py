@@ -13,11 +13,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from judge_runner.cases import Dataset, Label
+from judge_runner.cases import Dataset
+from judge_runner.core import Decision, Inspection, Label, Verdict, is_correct
 from judge_runner.evolve.state import Strategy
-from judge_runner.judges import Decision, Inspection, Verdict
-from judge_runner.judges.products import PLAN_FILE, read_log
-from judge_runner.runs.records import is_correct
+from judge_runner.judges import PLAN_FILE, read_log
 
 EVIDENCE_DIGEST_CHARS = 2000
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judge_runner.skills.model import SkillError, load_skill
+from judge_runner.skills import SkillError, load_skill
 
 MAX_SKILL_MD_CHARS = 40_000
 MAX_FILE_CHARS = 40_000

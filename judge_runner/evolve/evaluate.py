@@ -11,13 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge_runner.cases import Dataset, Label
+from judge_runner.cases import Dataset
+from judge_runner.core import Label, Usage
 from judge_runner.evolve.bundles import JudgedCase
 from judge_runner.judges import Judge
-from judge_runner.models import Usage
-from judge_runner.runs.records import CASES_OUT
-from judge_runner.runs.runner import run_eval
-from judge_runner.runs.store import STORE_FILE, RunStore
+from judge_runner.runs import CASES_OUT, STORE_FILE, RunStore, run_eval
 
 JUDGMENTS_DIR = "judgments"
 

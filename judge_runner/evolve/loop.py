@@ -22,44 +22,49 @@ import os
 import random
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 import structlog
 
-from judge_runner.cases import Dataset, Label
+from judge_runner.cases import Dataset
+from judge_runner.core import Decision, Figures, Label, compute_metrics, is_correct
 from judge_runner.evolve.briefs import make_briefs
 from judge_runner.evolve.bundles import Bundle, JudgedCase, partition
 from judge_runner.evolve.candidates import LeakageGuard, validate_candidate
 from judge_runner.evolve.evaluate import SkillEvaluator
 from judge_runner.evolve.optimizer import Optimizer, ProposalError, ProposalRequest, skill_files
+from judge_runner.evolve.policies import (
+    BEFORE_A_ROUND,
+    HARD_STOPS,
+    NO_NEW_CANDIDATES,
+    Acceptance,
+    BeatsIncumbent,
+    first_stop,
+    gate_comparison,
+)
 from judge_runner.evolve.state import (
     CandidateRecord,
     CandidateStatus,
     EvolveConfig,
     EvolveState,
-    GateFigures,
     Phase,
     RoundRecord,
     Spend,
     Strategy,
 )
-from judge_runner.judges import Decision
-from judge_runner.runs.compare import mcnemar
-from judge_runner.runs.metrics import compute_metrics
-from judge_runner.runs.records import is_correct
-from judge_runner.skills.lineage import (
+from judge_runner.runs import mcnemar
+from judge_runner.skills import (
     LINEAGE_FILE,
-    Figures,
     LineageEntry,
     Origin,
+    VersionFigures,
+    hash_directory,
     load_lineage,
     version_dirs,
 )
-from judge_runner.skills.model import hash_directory
 
-STOP_FILE = "STOP"
 ROUNDS_DIR = "rounds"
 CANDIDATES_DIR = "candidates"
 GATE = "gate"
@@ -71,7 +76,7 @@ class EvolveError(RuntimeError):
     pass
 
 
-def gate_figures(judged: list[JudgedCase], domains: dict[str, str | None]) -> GateFigures:
+def gate_figures(judged: list[JudgedCase], domains: dict[str, str | None]) -> Figures:
     """Gate metrics where a verdict that is not pass or fail counts as the wrong decision.
 
     Leaving errors out (as evaluation reports do, beside coverage) would let a candidate raise G
@@ -82,15 +87,7 @@ def gate_figures(judged: list[JudgedCase], domains: dict[str, str | None]) -> Ga
         for j in judged
     )
     undecided = sum(1 for j in judged if not j.verdict.decision.is_decided)
-    return GateFigures(
-        n=m.n,
-        n_error=undecided,
-        accuracy=m.accuracy,
-        balanced_accuracy=m.balanced_accuracy,
-        recall_fail=m.recall_fail,
-        precision_pass=m.precision_pass,
-        gate_score=m.gate_score,
-    )
+    return m.figures(n_error=undecided)
 
 
 def _decided_or_wrong(decision: Decision, label: Label) -> Decision:
@@ -110,6 +107,7 @@ class Evolution:
     optimizer: Optimizer
     skills_root: Path  # where promoted versions (vK/) and lineage.json are written
     on_step: Callable[[EvolveState], None] | None = None  # called after every saved step
+    acceptance: Acceptance = field(default_factory=BeatsIncumbent)
 
     def __post_init__(self) -> None:
         self.run_dir.mkdir(parents=True, exist_ok=True)
@@ -143,24 +141,6 @@ class Evolution:
         if self.on_step is not None:
             self.on_step(state)
 
-    def _hard_stop(self, state: EvolveState) -> str | None:
-        """A reason to stop spending at once: stop file or budget."""
-        cfg = state.config
-        if (self.run_dir / STOP_FILE).exists():
-            return "stop file found"
-        if cfg.budget_usd is not None and state.spend.total_usd >= cfg.budget_usd:
-            return f"dollar budget reached (${state.spend.total_usd:.4f} of ${cfg.budget_usd})"
-        if cfg.budget_calls is not None and state.spend.total_calls >= cfg.budget_calls:
-            return f"model-call budget reached ({state.spend.total_calls} of {cfg.budget_calls})"
-        return None
-
-    def _no_new_candidates(self, state: EvolveState) -> str | None:
-        """A reason to propose nothing more; candidates already proposed are still gated."""
-        cap = state.config.max_candidates
-        if cap is not None and len(state.candidates) >= cap:
-            return f"candidate cap reached ({cap})"
-        return self._hard_stop(state)
-
     def _spend(self) -> Spend:
         """Spend from durable records, so a kill never loses or double-counts it: every stored
         verdict's usage (each judged once) and the optimizer's own account of its calls."""
@@ -185,16 +165,13 @@ class Evolution:
         while True:
             current = state.rounds[-1] if state.rounds else None
             state.spend = self._spend()
-            if (reason := self._hard_stop(state)) is not None:
-                state.stop_reason = reason
+            between_rounds = current is None or current.phase is Phase.DONE
+            stop = first_stop(BEFORE_A_ROUND if between_rounds else HARD_STOPS, state,
+                              self.run_dir)
+            if stop is not None:
+                state.stop_reason = str(stop)
                 break
             if current is None or current.phase is Phase.DONE:
-                if len(state.rounds) >= state.config.rounds:
-                    state.stop_reason = "all rounds done"
-                    break
-                if (reason := self._no_new_candidates(state)) is not None:
-                    state.stop_reason = reason
-                    break
                 current = self._start_round(state)
             self._advance(state, current)
         self._save(state)
@@ -258,8 +235,8 @@ class Evolution:
             cid = f"r{rnd.index}-{strategy.value}"
             if not brief_path.is_file() or cid in rnd.candidates:
                 continue
-            if (reason := self._no_new_candidates(state)) is not None:
-                log.info("proposal_skipped", candidate=cid, reason=reason)
+            if (stop := first_stop(NO_NEW_CANDIDATES, state, self.run_dir)) is not None:
+                log.info("proposal_skipped", candidate=cid, reason=str(stop))
                 break
             record = self._propose(
                 state, rnd, strategy, cid, brief_path.read_text(encoding="utf-8"), shared, judged
@@ -317,7 +294,7 @@ class Evolution:
             update |= {"status": CandidateStatus.INVALID, "reason": "; ".join(problems)}
         return record.model_copy(update=update)
 
-    def _score_gate(self, state: EvolveState, skill_dir: Path, skill_hash: str) -> GateFigures:
+    def _score_gate(self, state: EvolveState, skill_dir: Path, skill_hash: str) -> Figures:
         evaluation = self.evaluator.evaluate(skill_dir, skill_hash, GATE, state.config.gate_ids)
         return gate_figures(evaluation.judged, self._domains)
 
@@ -330,28 +307,26 @@ class Evolution:
         }
 
     def _gate_and_decide(self, state: EvolveState, rnd: RoundRecord) -> None:
-        incumbent_g = state.incumbent_gate.gate_score if state.incumbent_gate else 0.0
         scored: list[CandidateRecord] = []
         for cid in rnd.candidates:
             cand = state.candidate(cid)
             if cand.status is CandidateStatus.PROPOSED:
-                assert cand.skill_dir and cand.skill_hash
-                cand.gate = self._score_gate(state, Path(cand.skill_dir), cand.skill_hash)
+                cand.gate = self._score_gate(state, *cand.written())
                 cand.status = CandidateStatus.SCORED
                 self._save(state)
             if cand.status is CandidateStatus.SCORED:
                 scored.append(cand)
         order = list(Strategy)
-        ranked = sorted(
-            scored, key=lambda c: (-(c.gate.gate_score if c.gate else 0.0), order.index(c.strategy))
-        )
+        ranked = sorted(scored, key=lambda c: (-c.figures().gate_score, order.index(c.strategy)))
         winner = None
+        refusals: dict[str, str] = {}
         for cand in ranked:
-            assert cand.gate is not None
             if cand.promoted_as is not None:  # a promotion interrupted after being decided
                 winner = cand
                 break
-            if cand.gate.gate_score <= incumbent_g:
+            if (refusal := self.acceptance.refusal(state.incumbent_gate,
+                                                   cand.figures())) is not None:
+                refusals[cand.id] = refusal
                 break
             if self._paired_test_passes(state, cand):
                 winner = cand
@@ -359,18 +334,14 @@ class Evolution:
         for cand in scored:
             if cand is not winner:
                 cand.status = CandidateStatus.REJECTED
-                cand.reason = cand.reason or (
-                    f"gate G {cand.gate.gate_score:.4f} does not beat incumbent {incumbent_g:.4f}"
-                    if cand.gate
-                    else "not scored"
-                )
+                cand.reason = cand.reason or refusals.get(cand.id) or gate_comparison(
+                    state.incumbent_gate, cand.figures())
         if winner is not None:
             self._promote(state, winner)
 
     def _paired_test_passes(self, state: EvolveState, cand: CandidateRecord) -> bool:
-        assert cand.skill_dir and cand.skill_hash
         before = self._gate_correct(Path(state.incumbent_dir), state.incumbent_hash)
-        after = self._gate_correct(Path(cand.skill_dir), cand.skill_hash)
+        after = self._gate_correct(*cand.written())
         shared = sorted(set(before) & set(after))
         b = sum(1 for c in shared if before[c] and not after[c])
         c = sum(1 for c in shared if after[c] and not before[c])
@@ -384,23 +355,22 @@ class Evolution:
         return True
 
     def _promote(self, state: EvolveState, cand: CandidateRecord) -> None:
-        assert cand.skill_dir and cand.skill_hash and cand.gate
+        skill_dir, skill_hash = cand.written()
+        figures = cand.figures()
         if cand.promoted_as is None:
             cand.promoted_as = str(self.skills_root / _next_version(self.skills_root))
             self._save(state)  # decided; a kill from here on re-does the same write
         target = Path(cand.promoted_as)
         parent = Path(state.incumbent_dir)
-        _install_version(Path(cand.skill_dir), cand.skill_hash, target, self.run_dir)
+        _install_version(skill_dir, skill_hash, target, self.run_dir)
         diff = skill_diff(parent, target)
         (self.run_dir / CANDIDATES_DIR / f"{cand.id}.diff").write_text(diff, encoding="utf-8")
         _record_lineage(self.skills_root, target, parent, cand, state)
         cand.status = CandidateStatus.PROMOTED
         state.incumbent_dir = str(target)
-        state.incumbent_hash = cand.skill_hash
-        state.incumbent_gate = cand.gate
-        log.info(
-            "promoted", candidate=cand.id, version=target.name, gate_score=cand.gate.gate_score
-        )
+        state.incumbent_hash = skill_hash
+        state.incumbent_gate = figures
+        log.info("promoted", candidate=cand.id, version=target.name, gate_score=figures.gate_score)
 
 
 def _install_version(source: Path, source_hash: str, target: Path, run_dir: Path) -> None:
@@ -445,7 +415,6 @@ def _next_version(skills_root: Path) -> str:
 def _record_lineage(
     skills_root: Path, target: Path, parent: Path, cand: CandidateRecord, state: EvolveState
 ) -> None:
-    assert cand.gate is not None
     lineage = load_lineage(skills_root)
     lineage.versions = [e for e in lineage.versions if e.version != target.name]
     before = state.incumbent_gate
@@ -460,16 +429,9 @@ def _record_lineage(
             ),
             created=datetime.now(UTC).date().isoformat(),
             content_hash=hash_directory(target),
-            gate=Figures(
-                cases=cand.gate.n,
-                accuracy=cand.gate.accuracy,
-                balanced_accuracy=cand.gate.balanced_accuracy,
-                recall_fail=cand.gate.recall_fail,
-                precision_pass=cand.gate.precision_pass,
-                gate_score=cand.gate.gate_score,
-            ),
+            gate=VersionFigures.of(cand.figures()),
             notes=(
-                f"gate G before {before.gate_score:.4f} → after {cand.gate.gate_score:.4f}; "
+                f"gate G before {before.gate_score:.4f} → after {cand.figures().gate_score:.4f}; "
                 f"briefs {cand.brief_hashes}; spend so far ${state.spend.total_usd:.4f}; "
                 f"rationale: {cand.rationale or ''}"
             )

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from judge_runner.core import Usage
 from judge_runner.evolve.bundles import JudgedCase
 from judge_runner.evolve.state import Strategy
 from judge_runner.models import (
@@ -24,7 +25,6 @@ from judge_runner.models import (
     ReplayClient,
     ReplayError,
     ReplayMissError,
-    Usage,
     transcript_usage,
 )
 from judge_runner.templates import environment

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from judge_runner.core import Figures
 from judge_runner.evolve.loop import CANDIDATES_DIR
-from judge_runner.evolve.state import EvolveState, GateFigures
-from judge_runner.skills.lineage import load_lineage
+from judge_runner.evolve.state import EvolveState
+from judge_runner.skills import load_lineage
 
 REPORT_FILE = "evolve_report.md"
 
@@ -15,7 +16,7 @@ def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.1f}%"
 
 
-def _gate_cells(g: GateFigures | None) -> str:
+def _gate_cells(g: Figures | None) -> str:
     if g is None:
         return "— | — | — | —"
     return f"{_pct(g.accuracy)} | {_pct(g.balanced_accuracy)} | {_pct(g.gate_score)} | {g.n_error}"

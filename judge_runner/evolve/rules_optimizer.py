@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import shutil
 
+from judge_runner.core import Label, Usage
 from judge_runner.evolve.bundles import JudgedCase
 from judge_runner.evolve.optimizer import Proposal, ProposalError, ProposalRequest
 from judge_runner.evolve.state import Strategy
-from judge_runner.judges.products import read_log
-from judge_runner.judges.rules.optimizer import DevResult, propose
-from judge_runner.judges.rules.spec import RulesError
-from judge_runner.models import Usage
+from judge_runner.judges import DevResult, RulesError, propose, read_log
 
 
 def _keep(case: JudgedCase, strategy: Strategy) -> bool:
@@ -24,7 +22,7 @@ def _keep(case: JudgedCase, strategy: Strategy) -> bool:
         return False
     if not case.misjudged or strategy is Strategy.CALIBRATE:
         return True
-    false_pass = case.label.value == "fail"
+    false_pass = case.label is Label.FAIL
     return false_pass if strategy is Strategy.HARDEN else not false_pass
 
 

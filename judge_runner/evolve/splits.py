@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge_runner.splits.manifest import MANIFEST_FILE, read_split, verified_dataset
+from judge_runner.splits import MANIFEST_FILE, read_split, verified_dataset
 
 
 class SplitOverlapError(ValueError):

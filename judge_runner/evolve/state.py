@@ -13,6 +13,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge_runner.core import Figures
+from judge_runner.sandbox import SandboxKind
+
 STATE_FILE = "state.json"
 
 
@@ -22,6 +25,13 @@ class Strategy(StrEnum):
     HARDEN = "false_pass_hardening"  # judged pass, truly fail
     RELAX = "false_fail_relaxation"  # judged fail, truly pass
     CALIBRATE = "balanced_calibration"  # both kinds of error together
+
+
+class OptimizerKind(StrEnum):
+    """What proposes the rewrites: a model, or the rules judge's own edit search."""
+
+    MODEL = "model"
+    RULES = "rules"
 
 
 class Phase(StrEnum):
@@ -40,18 +50,6 @@ class CandidateStatus(StrEnum):
     SCORED = "scored"  # gated, decision pending
     PROMOTED = "promoted"
     REJECTED = "rejected"
-
-
-class GateFigures(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    n: int
-    n_error: int
-    accuracy: float
-    balanced_accuracy: float
-    recall_fail: float
-    precision_pass: float
-    gate_score: float
 
 
 class Spend(BaseModel):
@@ -82,10 +80,10 @@ class EvolveConfig(BaseModel):
     skill: str  # the starting JudgeSkill directory
     judge: str
     judge_model: str | None = None
-    optimizer: str  # "model" or "rules"
+    optimizer: OptimizerKind
     optimizer_model: str | None = None
     base_url: str | None = None
-    sandbox: str = "auto"
+    sandbox: SandboxKind = SandboxKind.AUTO
     dev_ids: list[str]
     gate_ids: list[str]
     rounds: int
@@ -98,6 +96,10 @@ class EvolveConfig(BaseModel):
     paired_alpha: float = 0.05
     brief_token_bound: int = 6000
     concurrency: int = 4
+
+
+class StateInvariantError(RuntimeError):
+    pass
 
 
 class CandidateRecord(BaseModel):
@@ -113,9 +115,23 @@ class CandidateRecord(BaseModel):
     reason: str | None = None
     rationale: str | None = None  # the optimizer's own account of the rewrite
     brief_hashes: dict[str, str] = Field(default_factory=dict)
-    gate: GateFigures | None = None
+    gate: Figures | None = None
     paired_p: float | None = None
     promoted_as: str | None = None  # the judgeskills/vK directory written on promotion
+
+    def written(self) -> tuple[Path, str]:
+        """The candidate's skill directory and content hash; StateInvariantError when it has
+        none (only a candidate that failed or was invalid may lack them)."""
+        if self.skill_dir is None or self.skill_hash is None:
+            raise StateInvariantError(f"candidate {self.id} ({self.status.value}) has no skill")
+        return Path(self.skill_dir), self.skill_hash
+
+    def figures(self) -> Figures:
+        """The candidate's gate figures; StateInvariantError when it was never gated."""
+        if self.gate is None:
+            raise StateInvariantError(f"candidate {self.id} ({self.status.value}) has no gate "
+                                      "figures")
+        return self.gate
 
 
 class RoundRecord(BaseModel):
@@ -130,10 +146,6 @@ class RoundRecord(BaseModel):
     candidates: list[str] = Field(default_factory=list)
 
 
-class StateInvariantError(RuntimeError):
-    pass
-
-
 class EvolveState(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -141,8 +153,8 @@ class EvolveState(BaseModel):
     config: EvolveConfig
     incumbent_dir: str
     incumbent_hash: str
-    incumbent_gate: GateFigures | None = None
-    initial_gate: GateFigures | None = None  # the starting skill's gate figures
+    incumbent_gate: Figures | None = None
+    initial_gate: Figures | None = None  # the starting skill's gate figures
     rounds: list[RoundRecord] = Field(default_factory=list)
     candidates: list[CandidateRecord] = Field(default_factory=list)
     spend: Spend = Field(default_factory=Spend)
@@ -179,6 +191,13 @@ class EvolveState(BaseModel):
         gate_set = set(self.config.gate_ids)
         if any(gate_set & set(r.sample) for r in self.rounds):
             problems.append("a dev sample contains gate cases")
+        written = (CandidateStatus.PROPOSED, CandidateStatus.SCORED, CandidateStatus.PROMOTED)
+        if any(c.status in written and not (c.skill_dir and c.skill_hash)
+               for c in self.candidates):
+            problems.append("a proposed, scored or promoted candidate without a written skill")
+        gated = (CandidateStatus.SCORED, CandidateStatus.PROMOTED)
+        if any(c.status in gated and c.gate is None for c in self.candidates):
+            problems.append("a scored or promoted candidate without gate figures")
         if self.spend.judge_usd < 0 or self.spend.optimizer_usd < 0:
             problems.append("negative spend")
         if problems:

@@ -16,8 +16,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from judge_runner.models.base import ModelRequest, ModelResponse, Usage
-from judge_runner.models.recording import TranscriptEntry, read_transcript
+from judge_runner.core import Usage
+from judge_runner.models import ModelRequest, ModelResponse, TranscriptEntry, read_transcript
 
 ATIF_VERSION = "ATIF-v1.6"
 

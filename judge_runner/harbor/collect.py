@@ -32,15 +32,19 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from judge_runner.cases.dataset import Dataset
-from judge_runner.cases.models import Label
+from judge_runner.cases import Dataset
+from judge_runner.core import Decision, Label, Usage, Verdict
 from judge_runner.harbor import layout
-from judge_runner.judges.base import Decision, Verdict
-from judge_runner.judges.products import LOG_FILE, PLAN_FILE, TRANSCRIPT_FILE, VERDICT_FILE
-from judge_runner.models.base import Usage
-from judge_runner.runs.records import CASES_OUT, CaseRecord, RunSummary
-from judge_runner.runs.runner import RunResult, summarize, write_outputs
-from judge_runner.runs.store import RunStore
+from judge_runner.judges import LOG_FILE, PLAN_FILE, TRANSCRIPT_FILE, VERDICT_FILE
+from judge_runner.runs import (
+    CASES_OUT,
+    CaseRecord,
+    RunResult,
+    RunStore,
+    RunSummary,
+    summarize,
+    write_outputs,
+)
 
 
 class CollectError(ValueError):

@@ -23,11 +23,11 @@ from pathlib import Path
 import jinja2
 from pydantic import ValidationError
 
-from judge_runner.cases.dataset import CasePackage, Dataset
-from judge_runner.cases.models import LabelRecord
+from judge_runner.cases import CasePackage, Dataset, LabelRecord
+from judge_runner.core import CASE_FILE, INSTRUCTION_FILE, LABELS_FILE, SKILLS_DIR
 from judge_runner.harbor import layout
 from judge_runner.harbor import verifier as verifier_module
-from judge_runner.sandbox.engine import default_image
+from judge_runner.sandbox import default_image
 from judge_runner.skills import JudgeSkill
 
 JUDGE_HOME = "/home/judge"
@@ -115,7 +115,7 @@ def _export_case(
     if not _TASK_NAME.match(case_id):
         raise _CaseError(f"case id {case_id!r} is not usable as a Harbor task name")
     case = dataset.case(case_id)
-    if not (case.root / "case.json").is_file():
+    if not (case.root / CASE_FILE).is_file():
         raise _CaseError(f"no case package at {case.root}")
     try:
         meta = case.meta
@@ -123,12 +123,12 @@ def _export_case(
     except (OSError, ValueError, ValidationError) as exc:
         raise _CaseError(f"case package {case.root} unreadable: {exc}") from None
     if label is None:
-        raise _CaseError(f"no label for {case_id} in {dataset.root / 'labels.jsonl'}")
+        raise _CaseError(f"no label for {case_id} in {dataset.root / LABELS_FILE}")
     task_dir = out / case_id
     _clear_previous(task_dir)
     env_dir = task_dir / "environment"
     shutil.copytree(case.root, env_dir / "case", symlinks=True)
-    skills_dir = env_dir / "skills"
+    skills_dir = env_dir / SKILLS_DIR
     skills_dir.mkdir(parents=True)
     if skill is not None:
         shutil.copytree(skill.path, skills_dir / skill.name, symlinks=True)
@@ -144,7 +144,7 @@ def _export_case(
         skill=f"{skill.name}@{skill.version}" if skill is not None else None,
     )
     _write(task_dir / "task.toml", _task_toml(task_meta, options))
-    _write(task_dir / "instruction.md", render_instruction(case, instruction, skill))
+    _write(task_dir / INSTRUCTION_FILE, render_instruction(case, instruction, skill))
     tests = task_dir / "tests"
     _write(tests / layout.LABEL_FILE,
            layout.TaskLabel(case_id=case_id, label=label.label).model_dump_json() + "\n")

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from judge_runner.cases.models import Label
+from judge_runner.core import Label
 
 CASE_DIR = "/case"  # the case package, read-only for the judge
 SKILLS_DIR = "/skills"  # Harbor's skills dir: [environment] skills_dir in task.toml

@@ -10,6 +10,9 @@ is capped with a marker. Harbor returns stdout and stderr of an exec merged into
 `ExecResult.stderr` is always empty here. Files are read base64-encoded, so binary files arrive
 intact through Harbor's text-only exec.
 
+The Harbor agent judges inside `trial_environment(environment, loop)`; there the registered
+``harbor`` sandbox kind opens a `HarborSandbox` on that trial's environment.
+
 Failure: a Harbor call that raises (container gone, engine error, Harbor's own timeout) becomes
 `SandboxError`; the agent judge then ends the case as an error.
 """
@@ -22,20 +25,27 @@ import contextlib
 import math
 import shlex
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
+from contextvars import ContextVar
 from typing import Any, Protocol, TypeVar
 
 from judge_runner.harbor.layout import CASE_DIR, JUDGE_USER
-from judge_runner.sandbox.base import ClosedOnExit, ExecResult, SandboxError
-from judge_runner.sandbox.files import (
+from judge_runner.sandbox import (
     READ_FILE_SCRIPT,
+    CappedStream,
+    ClosedOnExit,
+    ExecResult,
+    SandboxError,
+    SandboxKind,
+    SandboxLimits,
+    SandboxRequest,
+    exec_wrapped,
     list_files_argv,
     parse_file_list,
     read_file_result,
+    sandbox_kind,
+    sweep_argv,
 )
-from judge_runner.sandbox.limits import SandboxLimits
-from judge_runner.sandbox.output import CappedStream
-from judge_runner.sandbox.wrapper import exec_wrapped, sweep_argv
 
 T = TypeVar("T")
 
@@ -79,7 +89,7 @@ class HarborSandbox(ClosedOnExit):
     (none unless exported with ``--network open``).
     """
 
-    kind = "harbor"
+    kind = SandboxKind.HARBOR
     isolated = True
 
     def __init__(
@@ -156,3 +166,31 @@ class HarborSandbox(ClosedOnExit):
 
     def close(self) -> None:
         """Nothing to release: Harbor owns the environment and tears it down after the trial."""
+
+
+_TRIAL: ContextVar[tuple[HarborEnvironment, asyncio.AbstractEventLoop] | None] = ContextVar(
+    "harbor_trial", default=None)
+
+
+@contextlib.contextmanager
+def trial_environment(
+    environment: HarborEnvironment, loop: asyncio.AbstractEventLoop
+) -> Iterator[None]:
+    """Within this block (and the threads `asyncio.to_thread` starts from it, which copy the
+    context), the ``harbor`` sandbox kind opens on `environment`."""
+    token = _TRIAL.set((environment, loop))
+    try:
+        yield
+    finally:
+        _TRIAL.reset(token)
+
+
+@sandbox_kind(SandboxKind.HARBOR)
+def open_harbor(request: SandboxRequest) -> HarborSandbox:
+    """The current trial's container (the case is already in it: `request.case_dir` is the
+    host copy the judge reads). SandboxError outside `trial_environment`."""
+    trial = _TRIAL.get()
+    if trial is None:
+        raise SandboxError("a harbor sandbox opens only inside a Harbor trial "
+                           "(judge_runner.harbor_agent)")
+    return HarborSandbox(*trial, limits=request.limits)

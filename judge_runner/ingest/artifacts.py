@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from judge_runner.cases.models import ArtifactProvenance
+from judge_runner.cases import ArtifactProvenance
 from judge_runner.ingest import shell
 from judge_runner.ingest.normalize import files_written
 from judge_runner.ingest.raw import RawKind, RawRun, RawStep

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from judge_runner.cases.models import TerminationStatus
+from judge_runner.cases import TerminationStatus
 from judge_runner.ingest.raw import RawKind, RawRun, RawStep, TranscriptError
 
 FORMAT = "atif"

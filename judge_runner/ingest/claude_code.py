@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from judge_runner.cases.models import TerminationStatus
+from judge_runner.cases import TerminationStatus
 from judge_runner.ingest.raw import RawKind, RawRun, RawStep, TranscriptError
 
 FORMAT = "claude-code-stream-json"

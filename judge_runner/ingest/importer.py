@@ -38,24 +38,21 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
 
-from judge_runner.cases.dataset import CASES_DIR, EVIDENCE_DIR, LABELS_FILE
-from judge_runner.cases.models import (
+from judge_runner.cases import (
     ArtifactProvenance,
     ArtifactRecord,
     CaseMeta,
     Domain,
-    Label,
     LabelRecord,
     Source,
     Trajectory,
-)
-from judge_runner.cases.write import (
     artifact_record,
     case_stats,
     label_line,
     package_texts,
     trajectory_json,
 )
+from judge_runner.core import CASES_DIR, EVIDENCE_DIR, LABELS_FILE, Label
 from judge_runner.ingest import atif, claude_code
 from judge_runner.ingest.artifacts import FileState, reconstruct
 from judge_runner.ingest.normalize import NormalizeOptions, normalize

@@ -24,12 +24,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from judge_runner.cases.models import Step, StepKind, Termination, Trajectory
+from judge_runner.cases import Step, StepKind, Termination, Trajectory
+from judge_runner.core import SAME_AS_FINAL
 from judge_runner.ingest import shell
 from judge_runner.ingest.raw import RawKind, RawRun, RawStep
 from judge_runner.text import cut
 
-SAME_AS_FINAL = "[identical to final_message]"
 FILE_WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
                     "NotebookEdit": "notebook_path"}
 

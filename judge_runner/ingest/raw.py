@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from judge_runner.cases.models import TerminationStatus
+from judge_runner.cases import TerminationStatus
 
 
 class RawKind(StrEnum):

@@ -6,9 +6,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge_runner.cases.models import Label
+from judge_runner.core import IMPORT_REPORT_FILE, Label
 
-REPORT_FILE = "import_report.json"
+REPORT_FILE = IMPORT_REPORT_FILE
 
 
 class TrialStatus(StrEnum):

@@ -10,8 +10,8 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.table import Table
 
-from judge_runner.cases.dataset import CasePackage
-from judge_runner.cases.models import Step, StepKind
+from judge_runner.cases import CasePackage, Step, StepKind
+from judge_runner.core import CASE_FILE
 
 _KIND_STYLE = {StepKind.ASSISTANT_MESSAGE: "cyan", StepKind.TOOL_CALL: "white",
                StepKind.SKILL_USE: "magenta", StepKind.NOTICE: "dim"}
@@ -20,7 +20,7 @@ _KIND_STYLE = {StepKind.ASSISTANT_MESSAGE: "cyan", StepKind.TOOL_CALL: "white",
 def render_case(case_dir: Path, console: Console, width: int = 160) -> None:
     """Print the case. Raises FileNotFoundError when case.json is missing, ValueError when a
     case file does not match the schema."""
-    if not (case_dir / "case.json").is_file():
+    if not (case_dir / CASE_FILE).is_file():
         raise FileNotFoundError(f"no case.json in {case_dir}")
     case = CasePackage(case_dir)
     try:

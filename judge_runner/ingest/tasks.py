@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from judge_runner.cases.models import Domain
+from judge_runner.cases import Domain
+from judge_runner.core import INSTRUCTION_FILE
 from judge_runner.ingest.paths import plain_name
 
 # Shipped as package data so an installed wheel finds it; read through importlib.resources.
@@ -93,7 +94,7 @@ def find_task(task: str, task_dirs: list[Path]) -> TaskInfo:
         raise TaskError(f"task name {task!r} is not a plain folder name; refusing to look it up")
     for base in task_dirs:
         root = base / task
-        if (root / "instruction.md").is_file():
+        if (root / INSTRUCTION_FILE).is_file():
             return _read_task(task, root)
     searched = ", ".join(str(d) for d in task_dirs) or "(no --tasks given)"
     raise TaskError(f"task folder {task!r} with instruction.md not found in {searched}")
@@ -101,7 +102,7 @@ def find_task(task: str, task_dirs: list[Path]) -> TaskInfo:
 
 def _read_task(name: str, root: Path) -> TaskInfo:
     try:
-        instruction = (root / "instruction.md").read_text(encoding="utf-8")
+        instruction = (root / INSTRUCTION_FILE).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise TaskError(f"{root / 'instruction.md'}: unreadable ({exc})") from exc
     category = None

@@ -1,23 +1,65 @@
 """Judges: everything that turns a case package into a verdict."""
 
-from judge_runner.judges.base import (
-    Decision,
-    EvidenceRef,
-    Inspection,
-    Judge,
-    Outcome,
-    Plan,
-    PlanItem,
-    Verdict,
+from judge_runner.core import Decision, EvidenceRef, Inspection, Outcome, Plan, PlanItem, Verdict
+from judge_runner.judges.agent import AgentJudge
+from judge_runner.judges.agent.evidence import json_unescaped
+from judge_runner.judges.agent.tools import READ_FILE, RECORD_INSPECTION, SUBMIT_VERDICT, WRITE_PLAN
+from judge_runner.judges.base import Judge
+from judge_runner.judges.products import (
+    LOG_FILE,
+    PLAN_FILE,
+    TRANSCRIPT_FILE,
+    VERDICT_FILE,
+    read_log,
+    write_products,
 )
+from judge_runner.judges.registry import (
+    JUDGES,
+    NO_SKILL,
+    JudgeConfigError,
+    JudgeOptions,
+    JudgeSettings,
+    NoSkill,
+    SkillChoice,
+    UnknownJudgeError,
+    build_judge,
+    check_options,
+)
+from judge_runner.judges.rules.optimizer import DevResult, propose
+from judge_runner.judges.rules.spec import RulesError
 
 __all__ = [
+    "JUDGES",
+    "LOG_FILE",
+    "NO_SKILL",
+    "PLAN_FILE",
+    "READ_FILE",
+    "RECORD_INSPECTION",
+    "SUBMIT_VERDICT",
+    "TRANSCRIPT_FILE",
+    "VERDICT_FILE",
+    "WRITE_PLAN",
+    "AgentJudge",
     "Decision",
+    "DevResult",
     "EvidenceRef",
     "Inspection",
     "Judge",
+    "JudgeConfigError",
+    "JudgeOptions",
+    "JudgeSettings",
+    "NoSkill",
     "Outcome",
     "Plan",
     "PlanItem",
+    "RulesError",
+    "SkillChoice",
+    "UnknownJudgeError",
     "Verdict",
+    "build_judge",
+    "check_options",
+    "json_unescaped",
+    "propose",
+    "read_log",
+    "write_products",
 ]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from judge_runner.cases import CasePackage
-from judge_runner.judges.base import Inspection, Verdict
+from judge_runner.core import Inspection, Verdict
 
 BRIEFING_TITLE = "Pre-computed findings of the rules judge (to be checked, not trusted)"
 

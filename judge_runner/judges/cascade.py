@@ -28,12 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import StrictBool, field_validator
+
 from judge_runner.cases import CasePackage
-from judge_runner.judges.base import Decision, Judge, Verdict
+from judge_runner.core import Decision, Verdict
+from judge_runner.judges.base import Judge
 from judge_runner.judges.briefing import TakesBriefing, render_briefing
 from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE, read_log
-from judge_runner.judges.registry import JudgeOptions, build_judge
+from judge_runner.judges.registry import JudgeOptions, JudgeSettings, build_judge, forwards
 from judge_runner.judges.rules import RulesJudge
 from judge_runner.judges.rules.judge import default_skill_dir
 
@@ -105,26 +108,35 @@ def _finish(out_dir: Path, stage_dir: Path, verdict: Verdict, started: float) ->
     return verdict
 
 
-def make_judge(options: JudgeOptions) -> CascadeJudge:
+class CascadeSettings(JudgeSettings):
+    """The cascade's own knobs; every other option goes to the second judge."""
+
+    second: str = "direct"
+    findings: StrictBool = True  # hand the rules judge's findings to the second judge
+    rules_skill: Path | None = None  # default: the bundled judgeskills/v2
+
+    @field_validator("second")
+    @classmethod
+    def _a_model_judge(cls, name: str) -> str:
+        if name not in SECOND_JUDGES:
+            raise ValueError(f"cascade: second={name!r} is not a model judge; choose one of "
+                             f"{', '.join(sorted(SECOND_JUDGES))}")
+        return name
+
+
+def _second(settings: CascadeSettings) -> str:
+    return settings.second
+
+
+@forwards(CascadeSettings, "cascade", to=_second)
+def make_judge(settings: CascadeSettings, second_options: JudgeOptions) -> CascadeJudge:
     """Build the cascade. Raises JudgeConfigError for an unknown second judge, a bad
     ``findings`` value or findings for a judge that cannot take them; the second judge's own
     factory raises for its problems (missing model, unknown knob, ...)."""
-    extra = dict(options.extra)
-    second_name = extra.pop("second", "direct")
-    findings = extra.pop("findings", True)
-    rules_skill = extra.pop("rules_skill", None)
-    if second_name not in SECOND_JUDGES:
-        raise JudgeConfigError(f"cascade: second={second_name!r} is not a model judge; choose "
-                               f"one of {', '.join(sorted(SECOND_JUDGES))}")
-    if not isinstance(findings, bool):
-        raise JudgeConfigError(f"cascade: findings must be true or false, got {findings!r}")
-    if rules_skill is not None and not isinstance(rules_skill, str):
-        raise JudgeConfigError(f"cascade: rules_skill must be a directory, got {rules_skill!r}")
-    skill = Path(rules_skill) if rules_skill else default_skill_dir()
-    rules = RulesJudge(skill, allow_abstain=True)
-    second = build_judge(second_name, options.model_copy(update={"extra": extra}))
-    if findings and not isinstance(second, TakesBriefing):
-        raise JudgeConfigError(f"cascade: the {second_name} judge cannot take the rules judge's "
-                               "findings; use -o findings=false")
-    return CascadeJudge(rules=rules, second=second, second_name=second_name, findings=findings,
-                        allow_abstain=options.allow_abstain)
+    rules = RulesJudge(settings.rules_skill or default_skill_dir(), allow_abstain=True)
+    second = build_judge(settings.second, second_options)
+    if settings.findings and not isinstance(second, TakesBriefing):
+        raise JudgeConfigError(f"cascade: the {settings.second} judge cannot take the rules "
+                               "judge's findings; use -o findings=false")
+    return CascadeJudge(rules=rules, second=second, second_name=settings.second,
+                        findings=settings.findings, allow_abstain=settings.allow_abstain)

@@ -15,20 +15,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from judge_runner.cases import CasePackage
+from judge_runner.core import Decision, Usage, Verdict
 from judge_runner.judges import oneshot
-from judge_runner.judges.base import Decision, Verdict
 from judge_runner.judges.digest import render_digest
-from judge_runner.judges.llm import (
-    ClientFactory,
-    check_knobs,
-    client_factory,
-    extra_int,
-    require_model,
-)
+from judge_runner.judges.llm import ClientFactory, ModelJudgeSettings, client_factory, require_model
 from judge_runner.judges.products import write_products
-from judge_runner.judges.registry import JudgeOptions
-from judge_runner.models.base import Usage
+from judge_runner.judges.registry import takes
 
 DEFAULT_MAX_PROMPT_TOKENS = 150_000
 DEFAULT_MAX_OUTPUT_TOKENS = 2048
@@ -106,31 +101,29 @@ class DirectJudge(OneCallJudge):
                        rationale=answer.rationale, usage=usage, details=details)
 
 
-ONE_CALL_KNOBS = frozenset({"max_prompt_tokens", "max_output_tokens"})
+class OneCallSettings(ModelJudgeSettings):
+    """Options of the one-call judges (direct, rubric, and multi's members)."""
+
+    max_prompt_tokens: int = Field(default=DEFAULT_MAX_PROMPT_TOKENS, gt=0)
+    max_output_tokens: int = Field(default=DEFAULT_MAX_OUTPUT_TOKENS, gt=0)
+
+    def token_budgets(self) -> dict[str, int]:
+        return {"max_prompt_tokens": self.max_prompt_tokens,
+                "max_output_tokens": self.max_output_tokens}
 
 
-def token_budgets(options: JudgeOptions) -> dict[str, int]:
-    """The ONE_CALL_KNOBS as constructor arguments; JudgeConfigError for a bad value."""
+def one_call_arguments(settings: OneCallSettings, judge: str) -> dict[str, Any]:
+    """Constructor arguments shared by the one-call judges (direct, rubric); JudgeConfigError
+    without a model."""
     return {
-        "max_prompt_tokens": extra_int(options, "max_prompt_tokens", DEFAULT_MAX_PROMPT_TOKENS),
-        "max_output_tokens": extra_int(options, "max_output_tokens", DEFAULT_MAX_OUTPUT_TOKENS),
+        "model": require_model(settings, judge),
+        "clients": client_factory(settings),
+        "allow_abstain": settings.allow_abstain,
+        **settings.token_budgets(),
     }
 
 
-def one_call_settings(options: JudgeOptions, judge: str) -> dict[str, Any]:
-    """Constructor arguments shared by the one-call judges (direct, rubric).
-
-    Raises JudgeConfigError without a model, with an unknown knob or a bad token budget.
-    """
-    check_knobs(options, judge, ONE_CALL_KNOBS)
-    return {
-        "model": require_model(options, judge),
-        "clients": client_factory(options),
-        "allow_abstain": options.allow_abstain,
-        **token_budgets(options),
-    }
-
-
-def make_judge(options: JudgeOptions) -> DirectJudge:
-    """Raises JudgeConfigError without a model, with an unknown knob or a bad token budget."""
-    return DirectJudge(**one_call_settings(options, "direct"))
+@takes(OneCallSettings, "direct")
+def make_judge(settings: OneCallSettings) -> DirectJudge:
+    """Raises JudgeConfigError without a model."""
+    return DirectJudge(**one_call_arguments(settings, "direct"))

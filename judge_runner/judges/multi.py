@@ -21,13 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import Field
+
 from judge_runner.cases import CasePackage
-from judge_runner.judges.base import Decision, Verdict
-from judge_runner.judges.direct import ONE_CALL_KNOBS, DirectJudge, token_budgets
-from judge_runner.judges.llm import JudgeConfigError, check_knobs, client_factory, extra_int
+from judge_runner.core import Decision, Usage, Verdict
+from judge_runner.judges.direct import DirectJudge, OneCallSettings
+from judge_runner.judges.llm import JudgeConfigError, client_factory
 from judge_runner.judges.products import write_products
-from judge_runner.judges.registry import JudgeOptions
-from judge_runner.models.base import Usage
+from judge_runner.judges.registry import takes
 
 MEMBERS_DIR = "members"
 
@@ -84,21 +85,25 @@ def _slug(model: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", model)[:60]
 
 
-def make_judge(options: JudgeOptions) -> MultiJudge:
-    """Members from `options.models` (or `options.model` repeated `extra.panel_size` times).
+class MultiSettings(OneCallSettings):
+    models: list[str] = Field(default_factory=list)
+    panel_size: int = Field(default=3, gt=0)  # members when only --model is given
+
+
+@takes(MultiSettings, "multi")
+def make_judge(settings: MultiSettings) -> MultiJudge:
+    """Members from `settings.models` (or `settings.model` repeated `panel_size` times).
 
     Raises JudgeConfigError with fewer than two members.
     """
-    check_knobs(options, "multi", ONE_CALL_KNOBS | {"panel_size"})
-    models = list(options.models)
-    if not models and options.model:
-        models = [options.model] * extra_int(options, "panel_size", 3)
+    models = list(settings.models)
+    if not models and settings.model:
+        models = [settings.model] * settings.panel_size
     if len(models) < 2:
         raise JudgeConfigError("the multi judge needs at least two members (--models a,b,c)")
-    clients = client_factory(options)
-    budgets = token_budgets(options)
-    members = tuple(DirectJudge(model=model, clients=clients, allow_abstain=options.allow_abstain,
-                                max_prompt_tokens=budgets["max_prompt_tokens"],
-                                max_output_tokens=budgets["max_output_tokens"])
+    clients = client_factory(settings, settings.models)
+    members = tuple(DirectJudge(model=model, clients=clients, allow_abstain=settings.allow_abstain,
+                                max_prompt_tokens=settings.max_prompt_tokens,
+                                max_output_tokens=settings.max_output_tokens)
                     for model in models)
-    return MultiJudge(members=members, allow_abstain=options.allow_abstain)
+    return MultiJudge(members=members, allow_abstain=settings.allow_abstain)

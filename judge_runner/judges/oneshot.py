@@ -14,9 +14,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from judge_runner.core import Usage
 from judge_runner.judges.digest import Selection
-from judge_runner.models.base import ModelClient, ModelError, ModelRequest, ModelResponse, Usage
-from judge_runner.models.caching import system_blocks
+from judge_runner.models import ModelClient, ModelError, ModelRequest, ModelResponse, system_blocks
 from judge_runner.templates import environment
 
 

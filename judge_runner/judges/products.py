@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from judge_runner.core import Inspection, Plan, Verdict
 from judge_runner.jsonl import read_models, write_models
-from judge_runner.judges.base import Inspection, Plan, Verdict
 
 PLAN_FILE = "plan.md"
 LOG_FILE = "inspection_log.jsonl"

@@ -1,39 +1,189 @@
-"""Judges by name. Each entry names a factory `make_judge(options: JudgeOptions) -> Judge`.
+"""Judges by name, and the typed options each judge declares.
 
-Adding a judge is one module with a `make_judge` and one line here. A name containing a colon,
-``package.module:factory``, is imported as given: judges that live outside the package (a user's
-own judge, a scripted judge in the tests) are used without registering them.
+`JudgeOptions` is what a command said about a judge (the CLI's flags and its `-o KEY=VALUE`
+knobs). Each judge declares a frozen options model (a `JudgeSettings`) holding exactly what it
+uses, and its factory is decorated with `@takes(ThatModel, "name")`: building it validates the
+request into that model, so an option the judge would not use (`--skill` for the direct judge),
+an unknown knob or a bad value is a `JudgeConfigError` before any case is judged.
+`check_options` runs the same validation without building (no client, no sandbox), for
+commands that build their judges later.
+
+Adding a judge is one module with a decorated `make_judge` and one line in `JUDGES`. A name
+containing a colon, ``package.module:factory``, is imported as given: judges that live outside
+the package (a user's own judge, a scripted judge in the tests) are used without registering
+them; an undecorated factory receives the `JudgeOptions` as they are.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from judge_runner.judges.base import Judge
+from judge_runner.sandbox import SandboxKind
+
+
+class NoSkill(StrEnum):
+    """The explicit choice of judging without a JudgeSkill (`--skill none`)."""
+
+    NONE = "none"
+
+
+NO_SKILL = NoSkill.NONE
+
+type SkillChoice = Path | NoSkill  # a JudgeSkill directory, or explicitly none
+
+
+class JudgeConfigError(ValueError):
+    """The options cannot build this judge (e.g. no model given, an option it does not use)."""
 
 
 class JudgeOptions(BaseModel):
-    """Everything the CLI can say about a judge. Judges ignore options that do not apply."""
+    """Everything a command can say about a judge; a field left at its default was not said."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
-    skill: Path | None = None  # a JudgeSkill directory; None: none given
-    no_skill: bool = False  # the caller chose to judge without a JudgeSkill (`--skill none`)
+    skill: Path | NoSkill | None = None  # None: not said
     model: str | None = None
     models: list[str] = Field(default_factory=list)  # multi-judge panel
     base_url: str | None = None
-    sandbox: str = "auto"  # docker | local | auto | none
+    sandbox: SandboxKind | None = None  # None: the judge's own default
     allow_abstain: bool = False
     replay: Path | None = None  # a recorded run dir: answer model calls from its recordings
-    extra: dict[str, Any] = Field(default_factory=dict)
+    extra: dict[str, JsonValue] = Field(default_factory=dict)  # -o KEY=VALUE knobs, unchecked
+
+    def said(self) -> dict[str, Any]:
+        """The flags given a value other than their default (the knobs are in `extra`)."""
+        return {name: getattr(self, name) for name, info in type(self).model_fields.items()
+                if name != "extra" and getattr(self, name) != info.get_default(
+                    call_default_factory=True)}
+
+
+FLAGS = frozenset(JudgeOptions.model_fields) - {"extra"}
+
+
+class JudgeSettings(BaseModel):
+    """Base of every judge's options: frozen, and nothing it does not declare."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    # How a value error is introduced ("bad budget: ..."): the word a judge's users know.
+    bad_value: ClassVar[str] = "option"
+
+    allow_abstain: bool = False
+
+
+def settle[S: JudgeSettings](settings: type[S], request: JudgeOptions, judge: str) -> S:
+    """Validate `request` into the judge's `settings`.
+
+    Raises JudgeConfigError naming an unknown knob (with the known ones), a flag the judge does
+    not use, or a value its model refuses.
+    """
+    knobs = sorted(set(settings.model_fields) - FLAGS)
+    unknown = sorted(set(request.extra) - set(knobs))
+    if unknown:
+        raise JudgeConfigError(f"unknown option(s) for the {judge} judge: {unknown}; "
+                               f"known: {', '.join(knobs) or 'none'}")
+    said = request.said()
+    if said.get("sandbox") is SandboxKind.NONE and "sandbox" not in settings.model_fields:
+        del said["sandbox"]  # "no sandbox" is what a judge that runs no command has anyway
+    unused = sorted(set(said) - set(settings.model_fields))
+    if unused:
+        flags = ", ".join(f"--{name.replace('_', '-')}" for name in unused)
+        raise JudgeConfigError(f"the {judge} judge does not use {flags}; leave it out")
+    try:
+        return settings.model_validate({**said, **request.extra})
+    except ValidationError as exc:
+        raise JudgeConfigError(f"{judge} judge: bad {settings.bad_value}: "
+                               f"{_describe(exc)}") from None
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for error in exc.errors():
+        where = ".".join(str(p) for p in error["loc"]) or "options"
+        if error["type"] == "value_error":  # a validator's own sentence
+            parts.append(str(error["ctx"]["error"]))
+        elif error["type"] in ("bool_type", "bool_parsing"):
+            parts.append(f"{where} must be true or false, got {error['input']!r}")
+        else:
+            parts.append(f"{where}: {error['msg'].lower()}, got {error['input']!r}")
+    return "; ".join(parts)
 
 
 class JudgeFactory(Protocol):
     def __call__(self, options: JudgeOptions) -> Judge: ...
+
+
+@dataclass(frozen=True)
+class TypedFactory[S: JudgeSettings, J]:
+    """A judge factory over typed options; called with the `JudgeOptions` of a command."""
+
+    judge: str
+    settings: type[S]
+    build: Callable[[S], J]
+
+    def __call__(self, options: JudgeOptions) -> J:
+        return self.build(self.check(options))
+
+    def check(self, options: JudgeOptions) -> S:
+        return settle(self.settings, options, self.judge)
+
+
+@dataclass(frozen=True)
+class ForwardingFactory[S: JudgeSettings, J]:
+    """A judge that takes its own knobs and hands every other option to another judge it
+    builds (the cascade's second stage); checking its options checks that judge's share too."""
+
+    judge: str
+    settings: type[S]
+    build: Callable[[S, JudgeOptions], J]  # own settings, the options of the other judge
+    forwards_to: Callable[[S], str]
+
+    def __call__(self, options: JudgeOptions) -> J:
+        settings, rest = self.split(options)
+        return self.build(settings, rest)
+
+    def check(self, options: JudgeOptions) -> S:
+        settings, rest = self.split(options)
+        check_options(self.forwards_to(settings), rest)
+        return settings
+
+    def split(self, options: JudgeOptions) -> tuple[S, JudgeOptions]:
+        own = set(self.settings.model_fields)
+        mine = JudgeOptions(allow_abstain=options.allow_abstain,
+                            extra={k: v for k, v in options.extra.items() if k in own})
+        rest = options.model_copy(
+            update={"extra": {k: v for k, v in options.extra.items() if k not in own}})
+        return settle(self.settings, mine, self.judge), rest
+
+
+def takes[S: JudgeSettings, J](
+    settings: type[S], judge: str
+) -> Callable[[Callable[[S], J]], TypedFactory[S, J]]:
+    """Declare the options model of a judge factory (see the module docstring)."""
+
+    def wrap(build: Callable[[S], J]) -> TypedFactory[S, J]:
+        return TypedFactory(judge, settings, build)
+
+    return wrap
+
+
+def forwards[S: JudgeSettings, J](
+    settings: type[S], judge: str, to: Callable[[S], str]
+) -> Callable[[Callable[[S, JudgeOptions], J]], ForwardingFactory[S, J]]:
+    """Declare the own options of a judge that forwards the rest to judge `to(settings)`."""
+
+    def wrap(build: Callable[[S, JudgeOptions], J]) -> ForwardingFactory[S, J]:
+        return ForwardingFactory(judge, settings, build, to)
+
+    return wrap
 
 
 JUDGES: dict[str, str] = {
@@ -50,8 +200,8 @@ class UnknownJudgeError(ValueError):
     pass
 
 
-def build_judge(name: str, options: JudgeOptions) -> Judge:
-    """Build a judge by registered name or `module:factory` path.
+def factory_of(name: str) -> JudgeFactory:
+    """The factory of a registered name or a `module:factory` path.
 
     Raises UnknownJudgeError for an unknown name or a path whose module or factory is missing.
     """
@@ -76,4 +226,18 @@ def build_judge(name: str, options: JudgeOptions) -> Judge:
     factory: JudgeFactory | None = getattr(module, attr, None)
     if factory is None:
         raise UnknownJudgeError(f"judge factory {name!r}: {module_name} has no {attr!r}")
-    return factory(options)
+    return factory
+
+
+def build_judge(name: str, options: JudgeOptions) -> Judge:
+    """Build a judge by registered name or `module:factory` path (UnknownJudgeError, or the
+    factory's JudgeConfigError / OSError / ModelError)."""
+    return factory_of(name)(options)
+
+
+def check_options(name: str, options: JudgeOptions) -> None:
+    """Validate `options` for judge `name` without building it; the errors of `build_judge`
+    that options alone decide. A factory that declares no options model is not checked."""
+    factory = factory_of(name)
+    if isinstance(factory, TypedFactory | ForwardingFactory):
+        factory.check(options)

@@ -18,13 +18,12 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge_runner.cases import CasePackage
+from judge_runner.core import Decision, Inspection, Outcome, Plan, PlanItem, Usage, Verdict
 from judge_runner.judges import oneshot
-from judge_runner.judges.base import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
 from judge_runner.judges.digest import render_digest
-from judge_runner.judges.direct import OneCallJudge, one_call_settings
+from judge_runner.judges.direct import OneCallJudge, OneCallSettings, one_call_arguments
 from judge_runner.judges.products import write_products
-from judge_runner.judges.registry import JudgeOptions
-from judge_runner.models.base import Usage
+from judge_runner.judges.registry import takes
 
 _OUTCOMES = {"met": Outcome.SUPPORTS, "not_met": Outcome.REFUTES, "unclear": Outcome.INCONCLUSIVE}
 
@@ -158,6 +157,7 @@ def _skill_texts(case: CasePackage) -> list[tuple[str, str]]:
     return texts
 
 
-def make_judge(options: JudgeOptions) -> RubricJudge:
-    """Raises JudgeConfigError without a model, with an unknown knob or a bad token budget."""
-    return RubricJudge(**one_call_settings(options, "rubric"))
+@takes(OneCallSettings, "rubric")
+def make_judge(settings: OneCallSettings) -> RubricJudge:
+    """Raises JudgeConfigError without a model."""
+    return RubricJudge(**one_call_arguments(settings, "rubric"))

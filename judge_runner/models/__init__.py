@@ -22,6 +22,7 @@ from judge_runner.models.recording import (
     ReplayError,
     ReplayMissError,
     TranscriptEntry,
+    read_transcript,
     request_key,
 )
 
@@ -69,6 +70,7 @@ __all__ = [
     "cacheable_prefix",
     "make_client",
     "price_table",
+    "read_transcript",
     "request_key",
     "run_usage",
     "system_blocks",

@@ -1,1 +1,43 @@
 """Evaluation runs: metrics, the SQLite run store, the concurrent runner, comparisons, reports."""
+
+from judge_runner.runs.compare import ChangedCase, Comparison, compare_records, mcnemar
+from judge_runner.runs.records import (
+    CASES_OUT,
+    VERDICTS_FILE,
+    CaseRecord,
+    RunSummary,
+    load_records,
+    load_summary,
+)
+from judge_runner.runs.report import summary_rows
+from judge_runner.runs.runner import (
+    RunResult,
+    build_records,
+    run_eval,
+    summarize,
+    unverified_quotes,
+    write_outputs,
+)
+from judge_runner.runs.store import STORE_FILE, RunStore
+
+__all__ = [
+    "CASES_OUT",
+    "STORE_FILE",
+    "VERDICTS_FILE",
+    "CaseRecord",
+    "ChangedCase",
+    "Comparison",
+    "RunResult",
+    "RunStore",
+    "RunSummary",
+    "build_records",
+    "compare_records",
+    "load_records",
+    "load_summary",
+    "mcnemar",
+    "run_eval",
+    "summarize",
+    "summary_rows",
+    "unverified_quotes",
+    "write_outputs",
+]

@@ -15,8 +15,7 @@ from math import comb
 
 from pydantic import BaseModel, ConfigDict
 
-from judge_runner.cases.models import Label
-from judge_runner.judges.base import Decision
+from judge_runner.core import Decision, Label
 from judge_runner.runs.records import CaseRecord
 
 

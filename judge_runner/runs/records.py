@@ -7,11 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge_runner.cases.models import Label
+from judge_runner.core import Decision, Label, Metrics, Usage, Verdict
 from judge_runner.jsonl import read_models
-from judge_runner.judges.base import Decision, Verdict
-from judge_runner.models.base import Usage
-from judge_runner.runs.metrics import Metrics
 from judge_runner.runs.riskcov import RiskCoverage
 from judge_runner.runs.stages import StageSummary
 
@@ -33,14 +30,6 @@ class CaseRecord(BaseModel):
     decision: Decision
     correct: bool | None  # is_correct(decision, label)
     verdict: Verdict
-
-
-def is_correct(decision: Decision, label: Label | None) -> bool | None:
-    """Whether a decision matches the label; None when there is no label or nothing was decided
-    (an error or an abstention is never right or wrong)."""
-    if label is None or not decision.is_decided:
-        return None
-    return decision.value == label.value
 
 
 class RunSummary(BaseModel):

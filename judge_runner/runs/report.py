@@ -14,9 +14,8 @@ from pathlib import Path
 from markupsafe import Markup
 from rich.table import Table
 
-from judge_runner.judges.base import Decision
-from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE
-from judge_runner.runs.metrics import Metrics
+from judge_runner.core import Decision, Metrics
+from judge_runner.judges import LOG_FILE, PLAN_FILE, VERDICT_FILE
 from judge_runner.runs.plots import bar_chart, histogram, line_chart
 from judge_runner.runs.records import CASES_OUT, CaseRecord, RunSummary
 from judge_runner.runs.riskcov import risk_coverage_svg

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge_runner.judges.base import Decision
+from judge_runner.core import Decision
 
 if TYPE_CHECKING:
     from judge_runner.runs.records import CaseRecord

@@ -31,14 +31,18 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from judge_runner import cancel
-from judge_runner.cases.dataset import CasePackage, Dataset
-from judge_runner.cases.ids import case_id_problem
-from judge_runner.cases.validate import package_problems
+from judge_runner.cases import CasePackage, Dataset, case_id_problem, package_problems
+from judge_runner.core import (
+    CASE_FILE,
+    Decision,
+    Metrics,
+    Usage,
+    Verdict,
+    compute_metrics,
+    is_correct,
+)
 from judge_runner.jsonl import write_models
-from judge_runner.judges.base import Decision, Judge, Verdict
-from judge_runner.judges.products import write_products
-from judge_runner.models.base import Usage
-from judge_runner.runs.metrics import Metrics, compute_metrics
+from judge_runner.judges import Judge, write_products
 from judge_runner.runs.records import (
     CASES_OUT,
     LOG_FILE,
@@ -46,7 +50,6 @@ from judge_runner.runs.records import (
     VERDICTS_FILE,
     CaseRecord,
     RunSummary,
-    is_correct,
 )
 from judge_runner.runs.report import write_reports
 from judge_runner.runs.riskcov import risk_coverage
@@ -94,7 +97,7 @@ def run_eval(
     if invalid:
         raise MissingCasesError(f"{len(invalid)} requested id(s) are not case ids: "
                                 + ", ".join(invalid[:10]) + (" ..." if len(invalid) > 10 else ""))
-    missing = [c for c in case_ids if not (dataset.cases_dir / c / "case.json").is_file()]
+    missing = [c for c in case_ids if not (dataset.cases_dir / c / CASE_FILE).is_file()]
     if missing:
         shown = ", ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
         raise MissingCasesError(

@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge_runner.judges.base import Decision
-from judge_runner.models.base import Usage
+from judge_runner.core import Decision, Usage
 
 if TYPE_CHECKING:
     from judge_runner.runs.records import CaseRecord

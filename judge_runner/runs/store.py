@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from judge_runner.closing import ClosedOnExit
-from judge_runner.judges.base import Decision, Verdict
+from judge_runner.core import Decision, Verdict
 from judge_runner.text import sha256_text
 
 STORE_FILE = "run.sqlite"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from types import TracebackType
 from typing import Protocol, Self
 
@@ -9,10 +10,39 @@ from pydantic import BaseModel, ConfigDict
 
 from judge_runner.closing import ClosedOnExit
 
-__all__ = ["CASE_MOUNT", "SCRATCH_DIR", "ClosedOnExit", "ExecResult", "Sandbox", "SandboxError"]
+__all__ = [
+    "CASE_MOUNT",
+    "SCRATCH_DIR",
+    "ClosedOnExit",
+    "ExecResult",
+    "Sandbox",
+    "SandboxError",
+    "SandboxKind",
+]
 
 CASE_MOUNT = "/case"
 SCRATCH_DIR = "/scratch"
+
+
+class SandboxKind(StrEnum):
+    """Where a judge's commands run: the one list of sandbox kinds, and what `--sandbox` takes.
+
+    AUTO and NONE are choices, not sandboxes: AUTO opens DOCKER when an engine answers, else
+    LOCAL; NONE is for judges that run no command. HARBOR is a Harbor trial's own container,
+    opened by the Harbor agent (the `judge-runner` commands cannot open it).
+    """
+
+    AUTO = "auto"
+    DOCKER = "docker"
+    LOCAL = "local"
+    HARBOR = "harbor"
+    NONE = "none"
+
+    @property
+    def configured_as(self) -> SandboxKind:
+        """The kind a judge's configuration records. A Harbor trial runs the judge image the
+        docker kind runs, so the two record the same and their runs pair (one config hash)."""
+        return SandboxKind.DOCKER if self is SandboxKind.HARBOR else self
 
 
 class ExecResult(BaseModel):
@@ -31,7 +61,7 @@ class SandboxError(RuntimeError):
 
 
 class Sandbox(Protocol):
-    kind: str  # "docker" | "local" | "harbor"
+    kind: SandboxKind  # a concrete kind: never AUTO or NONE
     isolated: bool  # whether commands are kept off the host, its network and other cases
 
     def exec(self, cmd: str, timeout: float | None = None) -> ExecResult: ...

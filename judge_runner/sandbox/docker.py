@@ -35,24 +35,19 @@ from typing import Any
 
 from judge_runner import cancel
 from judge_runner.log import get_logger
-from judge_runner.sandbox import engine, wrapper
+from judge_runner.sandbox import engine, files, wrapper
 from judge_runner.sandbox.base import (
     CASE_MOUNT,
     SCRATCH_DIR,
     ClosedOnExit,
     ExecResult,
     SandboxError,
+    SandboxKind,
 )
 from judge_runner.sandbox.execd import SERVER_SOURCE, Channel
-from judge_runner.sandbox.files import (
-    READ_FILE_SCRIPT,
-    check_case_dir,
-    list_files_argv,
-    parse_file_list,
-    read_file_result,
-)
 from judge_runner.sandbox.limits import SandboxLimits
 from judge_runner.sandbox.output import CappedStream
+from judge_runner.sandbox.registry import SandboxRequest, sandbox_kind
 
 log = get_logger(__name__)
 
@@ -88,7 +83,7 @@ class DockerSandbox(ClosedOnExit):
             or not readable by the sandbox user, or the container does not start.
     """
 
-    kind = "docker"
+    kind = SandboxKind.DOCKER
     isolated = True
 
     def __init__(
@@ -106,7 +101,7 @@ class DockerSandbox(ClosedOnExit):
         self._channel: Channel | None = None
         self._env = dict(_COMMAND_ENV)
         self._lock = threading.Lock()
-        check_case_dir(self.case_dir)
+        files.check_case_dir(self.case_dir)
         self._client = engine.connect()
         self._api = self._client.api
         self.name = f"jr-{_slug(self.case_dir.name)}-{uuid.uuid4().hex[:10]}"
@@ -296,14 +291,8 @@ class DockerSandbox(ClosedOnExit):
         Raises:
             FileNotFoundError / IsADirectoryError / PermissionError: as for a local open().
         """
-        limit = max_bytes if max_bytes is not None else self.limits.max_read_bytes
-        argv = ["sh", "-c", READ_FILE_SCRIPT, "jr-read", path, str(limit + 1)]
-        out = CappedStream(limit + 2)
-        err = CappedStream(4096)
-        finished, code = self._call(argv, out, err, time.monotonic() + 60)
-        data = out.value()
-        return read_file_result(path, finished, code, data, err.text(), limit,
-                                exact=max_bytes is None)
+        return files.read_file_with(self._call, path, max_bytes=max_bytes,
+                                    default_limit=self.limits.max_read_bytes)
 
     def list_files(self, path: str = CASE_MOUNT) -> list[str]:
         """Absolute paths of the files (not directories) under `path`, sorted.
@@ -311,10 +300,7 @@ class DockerSandbox(ClosedOnExit):
         Raises:
             FileNotFoundError: `path` does not exist in the sandbox.
         """
-        out = CappedStream(64 << 20)
-        err = CappedStream(4096)
-        finished, code = self._call(list_files_argv(path), out, err, time.monotonic() + 60)
-        return parse_file_list(path, finished, code, out.value(), err.text())
+        return files.list_files_with(self._call, path)
 
 
 def _drain(sock: Any, deadline: float) -> None:
@@ -420,3 +406,9 @@ def _exit_on_signal(signum: int, frame: FrameType | None) -> None:
     cancel.cancel_active()
     close_all()
     raise cancel.Terminated(signum)
+
+
+@sandbox_kind(SandboxKind.DOCKER)
+def open_docker(request: SandboxRequest) -> DockerSandbox:
+    return DockerSandbox(request.case_dir, limits=request.limits, image=request.image,
+                         labels=request.labels)

@@ -9,9 +9,18 @@ from __future__ import annotations
 
 import os
 import stat
+import time
+from collections.abc import Callable
 from pathlib import Path
 
+from judge_runner.core import CASES_DIR, EVIDENCE_DIR, LABELS_FILE
 from judge_runner.sandbox.base import SandboxError
+from judge_runner.sandbox.output import CappedStream
+
+# How a sandbox runs an argv: (argv, stdout sink, stderr sink, deadline) -> (finished, exit code)
+type Run = Callable[[list[str], CappedStream, CappedStream, float], tuple[bool, int | None]]
+# Seconds a file read or listing may take before the sandbox counts as broken.
+FILE_CALL_S = 60
 
 # $1 path, $2 byte limit. Distinct statuses let the host raise the matching OSError.
 READ_FILE_SCRIPT = r"""
@@ -75,7 +84,7 @@ def parse_file_list(
 
 
 # Names that only a dataset root has: mounting such a directory would expose labels/evidence.
-_DATASET_ONLY = ("labels.jsonl", "evidence", "cases")
+_DATASET_ONLY = (LABELS_FILE, EVIDENCE_DIR, CASES_DIR)
 
 
 def check_case_dir(case_dir: Path, max_entries: int = 100_000) -> None:
@@ -110,3 +119,23 @@ def check_case_dir(case_dir: Path, max_entries: int = 100_000) -> None:
             seen += 1
             if seen >= max_entries:
                 return
+
+
+def read_file_with(run: Run, path: str, *, max_bytes: int | None, default_limit: int,
+                   as_run: str | None = None) -> bytes:
+    """`Sandbox.read_file` over a sandbox's `run`: READ_FILE_SCRIPT on `as_run` (the path as
+    the sandbox's commands see it; default `path`), errors named by `path`."""
+    limit = max_bytes if max_bytes is not None else default_limit
+    argv = ["sh", "-c", READ_FILE_SCRIPT, "jr-read", as_run or path, str(limit + 1)]
+    out, err = CappedStream(limit + 2), CappedStream(4096)
+    finished, code = run(argv, out, err, time.monotonic() + FILE_CALL_S)
+    return read_file_result(path, finished, code, out.value(), err.text(), limit,
+                            exact=max_bytes is None)
+
+
+def list_files_with(run: Run, path: str, *, as_run: str | None = None) -> list[str]:
+    """`Sandbox.list_files` over a sandbox's `run` (see `read_file_with`)."""
+    out, err = CappedStream(64 << 20), CappedStream(4096)
+    finished, code = run(list_files_argv(as_run or path), out, err,
+                         time.monotonic() + FILE_CALL_S)
+    return parse_file_list(path, finished, code, out.value(), err.text())

@@ -28,24 +28,19 @@ from pathlib import Path
 from typing import IO
 
 from judge_runner.log import get_logger
-from judge_runner.sandbox import wrapper
+from judge_runner.sandbox import files, wrapper
 from judge_runner.sandbox.base import (
     CASE_MOUNT,
     SCRATCH_DIR,
     ClosedOnExit,
     ExecResult,
     SandboxError,
+    SandboxKind,
 )
 from judge_runner.sandbox.execd import CANNOT_START
-from judge_runner.sandbox.files import (
-    READ_FILE_SCRIPT,
-    check_case_dir,
-    list_files_argv,
-    parse_file_list,
-    read_file_result,
-)
 from judge_runner.sandbox.limits import SandboxLimits
 from judge_runner.sandbox.output import CappedStream
+from judge_runner.sandbox.registry import SandboxRequest, sandbox_kind
 
 log = get_logger(__name__)
 
@@ -70,13 +65,13 @@ class LocalSandbox(ClosedOnExit):
         SandboxError: the case directory is missing or cannot be copied.
     """
 
-    kind = "local"
+    kind = SandboxKind.LOCAL
     isolated = False
 
     def __init__(self, case_dir: Path, limits: SandboxLimits | None = None) -> None:
         self.case_dir = Path(case_dir).resolve()
         self.limits = limits or SandboxLimits()
-        check_case_dir(self.case_dir)
+        files.check_case_dir(self.case_dir)
         self._root = Path(tempfile.mkdtemp(prefix="judge-runner-local-"))
         self._closed = False
         self.case_path = self._root / "case"
@@ -160,19 +155,13 @@ class LocalSandbox(ClosedOnExit):
 
     def read_file(self, path: str, max_bytes: int | None = None) -> bytes:
         """Same contract as `DockerSandbox.read_file`; `path` uses the /case, /scratch view."""
-        limit = max_bytes if max_bytes is not None else self.limits.max_read_bytes
-        argv = ["sh", "-c", READ_FILE_SCRIPT, "jr-read", self._host_text(path), str(limit + 1)]
-        out, err = CappedStream(limit + 2), CappedStream(4096)
-        finished, code = self._run(argv, out, err, time.monotonic() + 60)
-        return read_file_result(path, finished, code, out.value(), err.text(), limit,
-                                exact=max_bytes is None)
+        return files.read_file_with(self._run, path, max_bytes=max_bytes,
+                                    default_limit=self.limits.max_read_bytes,
+                                    as_run=self._host_text(path))
 
     def list_files(self, path: str = CASE_MOUNT) -> list[str]:
         """Same contract as `DockerSandbox.list_files`, with /case and /scratch paths."""
-        out, err = CappedStream(64 << 20), CappedStream(4096)
-        argv = list_files_argv(self._host_text(path))
-        finished, code = self._run(argv, out, err, time.monotonic() + 60)
-        names = parse_file_list(path, finished, code, out.value(), err.text())
+        names = files.list_files_with(self._run, path, as_run=self._host_text(path))
         return sorted(self._view_text(n) for n in names)
 
 
@@ -227,8 +216,8 @@ def _copy_package(src: Path, dst: Path) -> list[str]:
 
 
 def _make_read_only(root: Path) -> None:
-    for current, _dirs, files in os.walk(root):
-        for name in files:
+    for current, _dirs, names in os.walk(root):
+        for name in names:
             path = Path(current) / name
             if not path.is_symlink():
                 path.chmod(path.stat().st_mode & ~0o222)
@@ -236,9 +225,14 @@ def _make_read_only(root: Path) -> None:
 
 
 def _make_writable(root: Path) -> None:
-    for current, _dirs, files in os.walk(root):
+    for current, _dirs, names in os.walk(root):
         Path(current).chmod(Path(current).stat().st_mode | 0o700)
-        for name in files:
+        for name in names:
             path = Path(current) / name
             if not path.is_symlink():
                 path.chmod(path.stat().st_mode | 0o200)
+
+
+@sandbox_kind(SandboxKind.LOCAL)
+def open_local(request: SandboxRequest) -> LocalSandbox:
+    return LocalSandbox(request.case_dir, limits=request.limits)

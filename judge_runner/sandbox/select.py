@@ -4,24 +4,19 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Literal
 
-from judge_runner.cases.dataset import CasePackage
+from judge_runner.cases import CasePackage
 from judge_runner.log import get_logger
 from judge_runner.sandbox import engine
-from judge_runner.sandbox.base import Sandbox, SandboxError
-from judge_runner.sandbox.docker import DockerSandbox
+from judge_runner.sandbox.base import Sandbox, SandboxError, SandboxKind
 from judge_runner.sandbox.limits import SandboxLimits
-from judge_runner.sandbox.local import LocalSandbox
-
-SandboxKind = Literal["docker", "local", "auto"]
-KINDS: tuple[str, ...] = ("docker", "local", "auto")
+from judge_runner.sandbox.registry import SandboxRequest, opener
 
 log = get_logger(__name__)
 _warned = threading.Event()
 
 
-def resolve_kind(kind: str) -> Literal["docker", "local"]:
+def resolve_kind(kind: SandboxKind | str) -> SandboxKind:
     """The concrete kind `kind` means on this machine.
 
     ``auto`` is ``docker`` when an engine answers a ping, else ``local``. An engine that answers
@@ -29,19 +24,22 @@ def resolve_kind(kind: str) -> Literal["docker", "local"]:
     to build it, because quietly losing isolation would be worse.
 
     Raises:
-        SandboxError: `kind` is not one of docker, local, auto.
+        SandboxError: `kind` is not a sandbox kind, or is ``none``.
     """
-    if kind == "docker":
-        return "docker"
-    if kind == "local":
-        return "local"
-    if kind == "auto":
-        return "docker" if engine.engine_answers() else "local"
-    raise SandboxError(f"unknown sandbox kind {kind!r}; expected one of {', '.join(KINDS)}")
+    try:
+        chosen = SandboxKind(kind)
+    except ValueError:
+        choices = ", ".join(k.value for k in SandboxKind if k is not SandboxKind.NONE)
+        raise SandboxError(f"unknown sandbox kind {kind!r}; expected one of {choices}") from None
+    if chosen is SandboxKind.NONE:
+        raise SandboxError("sandbox 'none' opens no sandbox")
+    if chosen is SandboxKind.AUTO:
+        return SandboxKind.DOCKER if engine.engine_answers() else SandboxKind.LOCAL
+    return chosen
 
 
 def open_sandbox(
-    kind: str,
+    kind: SandboxKind | str,
     case_dir: str | Path | CasePackage,
     *,
     limits: SandboxLimits | None = None,
@@ -58,14 +56,12 @@ def open_sandbox(
         SandboxError: unknown kind, no engine for ``docker``, missing image, unreadable case.
     """
     concrete = resolve_kind(kind)
-    if isinstance(case_dir, CasePackage):
-        case_dir = case_dir.root
-    if concrete == "docker":
-        return DockerSandbox(Path(case_dir), limits=limits, image=image, labels=labels)
-    if not _warned.is_set():
+    root = case_dir.root if isinstance(case_dir, CasePackage) else Path(case_dir)
+    box = opener(concrete)(SandboxRequest(root, limits=limits, image=image, labels=labels or {}))
+    if not box.isolated and not _warned.is_set():
         _warned.set()
         log.warning("sandbox.local_not_isolated",
                     detail="commands run directly on this host as the current user; the case "
                            "is a copy, but the network and host files stay reachable. Use "
                            "--sandbox docker for isolation.")
-    return LocalSandbox(Path(case_dir), limits=limits)
+    return box

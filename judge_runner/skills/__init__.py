@@ -1,24 +1,29 @@
 """JudgeSkills: versioned skill directories for the agent judge, and their lineage."""
 
 from judge_runner.skills.lineage import (
-    Figures,
+    LINEAGE_FILE,
     Lineage,
     LineageEntry,
     Origin,
+    VersionFigures,
     check_lineage,
     load_lineage,
+    version_dirs,
 )
-from judge_runner.skills.model import JudgeSkill, Reference, SkillError, load_skill
+from judge_runner.skills.model import JudgeSkill, Reference, SkillError, hash_directory, load_skill
 
 __all__ = [
-    "Figures",
+    "LINEAGE_FILE",
     "JudgeSkill",
     "Lineage",
     "LineageEntry",
     "Origin",
     "Reference",
     "SkillError",
+    "VersionFigures",
     "check_lineage",
+    "hash_directory",
     "load_lineage",
     "load_skill",
+    "version_dirs",
 ]

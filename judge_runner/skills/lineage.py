@@ -12,6 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from judge_runner.core import Figures
 from judge_runner.skills.model import SkillError, hash_directory
 
 LINEAGE_FILE = "lineage.json"
@@ -23,8 +24,9 @@ class Origin(StrEnum):
     EDITED = "edited"  # a manual revision of a parent version
 
 
-class Figures(BaseModel):
-    """Scores of a version on one case set (the gate or the eval set)."""
+class VersionFigures(BaseModel):
+    """Scores of a version on one case set (the gate or the eval set), as lineage.json keeps
+    them: a hand-written entry may give only some figures, so each may be missing."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -36,6 +38,13 @@ class Figures(BaseModel):
     gate_score: float | None = None  # G = 0.5·BalAcc + 0.3·Recall_fail + 0.2·Precision_pass
     run: str | None = None  # run directory the figures come from
 
+    @classmethod
+    def of(cls, figures: Figures, run: str | None = None) -> VersionFigures:
+        """The lineage record of measured figures (lineage.json calls the case count `cases`
+        and keeps no error count)."""
+        scores = figures.model_dump(exclude={"n", "n_error"})
+        return cls(cases=figures.n, run=run, **scores)
+
 
 class LineageEntry(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -46,8 +55,8 @@ class LineageEntry(BaseModel):
     how: str  # one sentence on how the version was made
     created: str  # ISO date
     content_hash: str | None = None
-    gate: Figures | None = None
-    eval: Figures | None = None
+    gate: VersionFigures | None = None
+    eval: VersionFigures | None = None
     notes: str = ""
 
 

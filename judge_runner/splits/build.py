@@ -18,9 +18,8 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from judge_runner.cases.dataset import Dataset
-from judge_runner.cases.models import LabelRecord
-from judge_runner.cases.validate import ValidationLimits, validate_dataset
+from judge_runner.cases import Dataset, LabelRecord, ValidationLimits, validate_dataset
+from judge_runner.core import CASE_FILE
 from judge_runner.splits.files import MANIFEST_FILE, write_split
 from judge_runner.splits.manifest import (
     BenchManifest,
@@ -72,7 +71,7 @@ def split_pool(dataset: Dataset, case_ids: list[str]) -> list[PoolCase]:
     SplitError naming the cases that have no case.json or no label."""
     labels = dataset.labels()
     unusable = [c for c in case_ids
-                if c not in labels or not (dataset.cases_dir / c / "case.json").is_file()]
+                if c not in labels or not (dataset.cases_dir / c / CASE_FILE).is_file()]
     if unusable:
         raise SplitError(f"{len(unusable)} split case(s) missing or unlabeled in {dataset.root}: "
                          f"{', '.join(unusable[:5])}")

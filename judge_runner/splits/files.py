@@ -37,7 +37,7 @@ def read_split(path: Path) -> list[str]:
     """
     # Imported here: judge_runner.cases pulls in the pydantic models, and this module must stay
     # cheap to import (see the module docstring).
-    from judge_runner.cases.ids import case_id_problem
+    from judge_runner.cases import case_id_problem
 
     ids: list[str] = []
     bad: list[str] = []

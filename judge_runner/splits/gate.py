@@ -19,10 +19,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from judge_runner.cases.models import Label
-from judge_runner.judges.base import Decision
-from judge_runner.runs.metrics import Metrics, compute_metrics
-from judge_runner.runs.records import CaseRecord
+from judge_runner.core import Decision, Label, Metrics, compute_metrics
+from judge_runner.runs import CaseRecord
 from judge_runner.splits.build import SplitError
 from judge_runner.splits.files import write_split
 from judge_runner.splits.manifest import PoolCase, SplitCounts, counts

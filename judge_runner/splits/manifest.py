@@ -11,7 +11,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from judge_runner.cases.dataset import CASES_DIR, EVIDENCE_DIR, LABELS_FILE, Dataset
+from judge_runner.cases import Dataset
+from judge_runner.core import CASES_DIR, EVIDENCE_DIR, LABELS_FILE
 
 # Re-exported for callers that import them from here; new code imports judge_runner.splits.files.
 from judge_runner.splits.files import BENCH_DIR as BENCH_DIR

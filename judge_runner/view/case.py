@@ -25,12 +25,10 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from judge_runner.cases.dataset import CasePackage
-from judge_runner.cases.models import ArtifactRecord, CaseMeta, Step, StepKind, Trajectory
-from judge_runner.judges.agent.evidence import json_unescaped
-from judge_runner.judges.base import EvidenceRef, Inspection
-from judge_runner.judges.products import PLAN_FILE, TRANSCRIPT_FILE, read_log
-from judge_runner.runs.records import CaseRecord
+from judge_runner.cases import ArtifactRecord, CaseMeta, CasePackage, Step, StepKind, Trajectory
+from judge_runner.core import EvidenceRef, Inspection, RefKind
+from judge_runner.judges import PLAN_FILE, TRANSCRIPT_FILE, json_unescaped, read_log
+from judge_runner.runs import CaseRecord
 from judge_runner.text import sha256_text
 from judge_runner.view.markdown import render_markdown
 from judge_runner.view.session import JudgeCall, judge_calls
@@ -353,21 +351,21 @@ class _Resolver:
 
     def resolve(self, ref: EvidenceRef) -> EvidenceView:
         kind = ref.kind
-        if kind == "step":
+        if kind is RefKind.STEP:
             return EvidenceView(ref, self._step(ref))
-        if kind == "artifact":
+        if kind is RefKind.ARTIFACT:
             return EvidenceView(ref, self._artifact(ref.ref, ref.quote))
-        if kind == "instruction":
+        if kind is RefKind.INSTRUCTION:
             return EvidenceView(ref, self._in_block(self.instruction, "instruction", "instruction",
                                                     ref.quote))
-        if kind == "skill":
+        if kind is RefKind.SKILL:
             skill = self.skills.get(ref.ref)
             if skill is None:
                 return EvidenceView(ref, Target(None, f"skill {ref.ref}",
                                                 "not a skill of this case"))
             return EvidenceView(ref, self._in_block(skill.body, skill.anchor, f"skill {ref.ref}",
                                                     ref.quote))
-        if kind == "tool_call":
+        if kind is RefKind.TOOL_CALL:
             return self._tool_call(ref)
         return EvidenceView(ref, Target(None, f"{kind} {ref.ref}", "unknown evidence kind"))
 

@@ -13,8 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge_runner.runs.compare import ChangedCase, Comparison, compare_records
-from judge_runner.runs.records import CaseRecord
+from judge_runner.runs import CaseRecord, ChangedCase, Comparison, compare_records
 from judge_runner.templates import environment
 from judge_runner.view.pages import ASSETS, VIEW_DIR, RunPages, write_run_pages
 

@@ -15,11 +15,17 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from judge_runner.evolve.evaluate import JUDGMENTS_DIR
-from judge_runner.evolve.loop import CANDIDATES_DIR, skill_diff
-from judge_runner.evolve.state import CandidateRecord, EvolveState, GateFigures, StateInvariantError
-from judge_runner.runs.records import VERDICTS_FILE
-from judge_runner.skills.lineage import Lineage, LineageEntry, load_lineage
+from judge_runner.core import CASES_DIR, Figures
+from judge_runner.evolve import (
+    CANDIDATES_DIR,
+    JUDGMENTS_DIR,
+    CandidateRecord,
+    EvolveState,
+    StateInvariantError,
+    skill_diff,
+)
+from judge_runner.runs import VERDICTS_FILE
+from judge_runner.skills import Lineage, LineageEntry, load_lineage
 from judge_runner.templates import environment
 from judge_runner.view.pages import (
     ASSETS,
@@ -36,7 +42,7 @@ LINEAGE_PAGE = "lineage.html"
 @dataclass(frozen=True)
 class VersionRow:
     name: str
-    gate: GateFigures | None
+    gate: Figures | None
     entry: LineageEntry | None
 
 
@@ -91,7 +97,7 @@ def write_lineage_page(evolve_dir: Path, dataset: Path | None = None) -> Path:
 
 
 def _existing(path: Path) -> Path | None:
-    return path if (path / "cases").is_dir() else None
+    return path if (path / CASES_DIR).is_dir() else None
 
 
 def _lineage(skills_root: Path) -> Lineage:

@@ -21,19 +21,21 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from judge_runner.cases.dataset import CasePackage, Dataset
-from judge_runner.judges.base import Decision
-from judge_runner.runs.records import (
+from judge_runner.cases import CasePackage, Dataset
+from judge_runner.core import CASE_FILE, CASES_DIR, Decision
+from judge_runner.runs import (
     CASES_OUT,
+    STORE_FILE,
     VERDICTS_FILE,
     CaseRecord,
+    RunStore,
     RunSummary,
+    build_records,
     load_records,
     load_summary,
+    summary_rows,
+    unverified_quotes,
 )
-from judge_runner.runs.report import summary_rows
-from judge_runner.runs.runner import build_records, unverified_quotes
-from judge_runner.runs.store import STORE_FILE, RunStore
 from judge_runner.templates import environment
 from judge_runner.view.case import build_case_view, safe_token
 
@@ -86,14 +88,14 @@ def resolve_dataset(run_dir: Path, summary: RunSummary | None,
     """The dataset the run judged: `given`, else the path recorded in metrics.json as it stands,
     relative to the working directory, or relative to the run directory."""
     if given is not None:
-        if not (given / "cases").is_dir():
+        if not (given / CASES_DIR).is_dir():
             raise ViewError(f"--dataset {given}: no cases/ folder there")
         return Dataset(given)
     if summary is None:
         return None
     recorded = Path(summary.dataset)
     for candidate in (recorded, run_dir / recorded):
-        if (candidate / "cases").is_dir():
+        if (candidate / CASES_DIR).is_dir():
             return Dataset(candidate)
     return None
 
@@ -184,7 +186,7 @@ def _package(data: Dataset | None, case_id: str) -> CasePackage | None:
     if data is None:
         return None
     package = data.case(case_id)
-    return package if (package.root / "case.json").is_file() else None
+    return package if (package.root / CASE_FILE).is_file() else None
 
 
 def _next_misjudged(misjudged: list[int], current: int, names: list[str]) -> str | None:

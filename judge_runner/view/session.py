@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judge_runner.judges.agent.tools import READ_FILE, RECORD_INSPECTION, SUBMIT_VERDICT, WRITE_PLAN
-from judge_runner.models.recording import read_transcript
+from judge_runner.judges import READ_FILE, RECORD_INSPECTION, SUBMIT_VERDICT, WRITE_PLAN
+from judge_runner.models import read_transcript
 
 _PROTOCOL = frozenset({WRITE_PLAN, RECORD_INSPECTION, SUBMIT_VERDICT})
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from judge_runner.cases import CasePackage
-from judge_runner.judges import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
+from judge_runner.core import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import JudgeOptions
 from judge_runner.models import Usage
@@ -79,7 +79,7 @@ class SkillJudge:
 
 
 def make_judge(options: JudgeOptions) -> SkillJudge:
-    if options.skill is None:
-        raise ValueError("the skill test judge needs --skill")
+    if not isinstance(options.skill, Path):
+        raise ValueError("the skill test judge needs --skill DIR")
     latency = float(os.environ.get("JR_TEST_LATENCY", "0") or 0)
     return SkillJudge(options.skill, latency=latency)

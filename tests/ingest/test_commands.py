@@ -7,8 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from judge_runner.cases import ValidationLimits
-from judge_runner.ingest import commands
+from judge_runner.cases.validate import ValidationLimits
+from judge_runner.cli import ingest as commands
 from tests.conftest import EXAMPLES, REPO
 
 JR = [str(Path(sys.executable).parent / "judge-runner")]
@@ -56,7 +56,7 @@ def _imported_by(module: str) -> set[str]:
 
 
 def test_the_commands_module_imports_no_implementation() -> None:
-    loaded = _imported_by("judge_runner.ingest.commands")
+    loaded = _imported_by("judge_runner.cli.ingest")
     heavy = {"pydantic", "structlog", "rich.progress", "judge_runner.cases",
              "judge_runner.ingest.importer", "judge_runner.ingest.show"}
     assert not heavy & loaded

@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from judge_runner.cases import Dataset
-from judge_runner.judges import Decision, Outcome
+from judge_runner.cli.judge_options import parse_skill
+from judge_runner.core import Decision, Outcome
 from judge_runner.judges.agent import AgentJudge, make_judge
 from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.products import (
@@ -21,7 +23,7 @@ from judge_runner.judges.products import (
     read_log,
     read_verdict,
 )
-from judge_runner.judges.registry import JudgeOptions
+from judge_runner.judges.registry import NO_SKILL, JudgeOptions
 from judge_runner.models.recording import read_transcript
 from tests.conftest import REPO, docker_sdk
 from tests.fakeapi import FakeMessagesServer, Slow, http_error, reply, text, tool_use
@@ -36,7 +38,7 @@ FAST_RETRY = {"initial_wait_s": 0.0, "jitter_s": 0.0, "max_wait_s": 0.0,
 def options(api: FakeMessagesServer | None, sandbox: str = "local", skill: Path | None = V1,
             **extra: Any) -> JudgeOptions:
     return JudgeOptions(
-        skill=skill, no_skill=skill is None, model="claude-test", sandbox=sandbox,
+        skill=skill if skill is not None else NO_SKILL, model="claude-test", sandbox=sandbox,
         base_url=api.base_url if api is not None else "http://127.0.0.1:9",
         extra={"retry": FAST_RETRY, "timeout_s": 1.0, **extra},
     )
@@ -437,8 +439,10 @@ def test_config_names_the_sandbox_asked_for_and_verdicts_the_one_used(
 def test_no_skill_must_be_said_explicitly() -> None:
     with pytest.raises(JudgeConfigError, match="needs --skill DIR"):
         make_judge(JudgeOptions(model="m", sandbox="local"))
-    with pytest.raises(JudgeConfigError, match="both"):
-        make_judge(JudgeOptions(model="m", sandbox="local", skill=V1, no_skill=True))
+    # `none` exactly is the choice; `./none` is a directory (here a missing one), never the choice.
+    assert parse_skill("none") is NO_SKILL and parse_skill("./none") == Path("none")
+    with pytest.raises(JudgeConfigError, match="none"):
+        make_judge(JudgeOptions(model="m", sandbox="local", skill=parse_skill("./none")))
 
 
 def test_command_problems_are_tool_errors_not_session_errors(
@@ -462,9 +466,13 @@ def test_command_problems_are_tool_errors_not_session_errors(
 def test_sandbox_that_cannot_open_is_an_error(
     fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
 ) -> None:
-    verdict = agent(fake_api, "bogus").judge(dataset.case("c-fail"), tmp_path / "out")
+    with pytest.raises(ValidationError, match="bogus"):  # an unknown kind never builds a judge
+        agent(fake_api, "bogus")
+    # A Harbor trial's sandbox cannot open outside a trial: every case says so, nothing is paid.
+    verdict = agent(fake_api, "harbor").judge(dataset.case("c-fail"), tmp_path / "out")
     assert verdict.decision == Decision.ERROR
-    assert "sandbox could not be opened: unknown sandbox kind 'bogus'" in (verdict.error or "")
+    assert (verdict.error or "").startswith("sandbox could not be opened: ")
+    assert "harbor" in (verdict.error or "")
     assert fake_api.bodies == []
 
 

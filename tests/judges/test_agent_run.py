@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge_runner.cases import Dataset
-from judge_runner.judges import Decision
+from judge_runner.core import Decision
 from judge_runner.judges.agent import make_judge
 from judge_runner.runs.runner import run_eval
 from tests import casebuilder

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import Dataset
-from judge_runner.judges import Decision
+from judge_runner.core import Decision
 from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.multi import MultiJudge, make_judge
 from judge_runner.judges.registry import JudgeOptions

@@ -64,7 +64,8 @@ def test_an_artifact_pointing_at_the_labels_is_not_read_by_any_one_call_judge(
     case = dataset.case("c-fail")
     casebuilder.point_artifact_at(case.root, "../../../labels.jsonl")
     secrets = secrets_of(dataset.root)
-    options = JudgeOptions(model="m", models=["m1", "m2"], base_url=fake_api.base_url)
+    options = JudgeOptions(model="m", base_url=fake_api.base_url)
+    panel = options.model_copy(update={"models": ["m1", "m2"]})
     verdict_call = reply(tool_use("submit_verdict", {"decision": "fail", "rationale": "r"}))
     fake_api.push(verdict_call)
     direct.make_judge(options).judge(case, tmp_path / "direct")
@@ -76,7 +77,7 @@ def test_an_artifact_pointing_at_the_labels_is_not_read_by_any_one_call_judge(
                                          "decision": "pass", "rationale": "r"})))
     rubric.make_judge(options).judge(case, tmp_path / "rubric")
     fake_api.push(verdict_call, verdict_call)
-    multi.make_judge(options).judge(case, tmp_path / "multi")
+    multi.make_judge(panel).judge(case, tmp_path / "multi")
     sent = list(fake_api.requests)
     assert len(sent) == 5
     assert leaked(secrets, sent) == []

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from judge_runner.cases import CasePackage
-from judge_runner.judges import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
+from judge_runner.core import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import JudgeOptions
 from judge_runner.models import Usage
@@ -79,7 +79,7 @@ def logged_answer(case: CasePackage, calls_log: Path | None, entry: str, latency
 
 
 def make_judge(options: JudgeOptions) -> ScriptedJudge:
-    latency = float(options.extra.get("latency", os.environ.get("JR_TEST_LATENCY", "0")))
+    latency = float(str(options.extra.get("latency", os.environ.get("JR_TEST_LATENCY", "0"))))
     calls = options.extra.get("calls_log", os.environ.get("JR_TEST_CALLS_LOG"))
-    return ScriptedJudge(latency=latency, calls_log=Path(calls) if calls else None,
+    return ScriptedJudge(latency=latency, calls_log=Path(str(calls)) if calls else None,
                          tag=str(options.extra.get("tag", options.model or "")))

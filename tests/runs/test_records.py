@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judge_runner.cases import Label
-from judge_runner.judges import Decision
-from judge_runner.runs.records import is_correct
+from judge_runner.core import Decision, is_correct
 
 
 @pytest.mark.parametrize(("decision", "label", "expected"), [

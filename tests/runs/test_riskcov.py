@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import Dataset, Label
-from judge_runner.judges import Decision, Verdict
+from judge_runner.core import Decision, Verdict
 from judge_runner.judges.rules import RulesJudge
 from judge_runner.judges.rules.judge import default_skill_dir
 from judge_runner.runs.records import CaseRecord, load_summary

@@ -18,7 +18,7 @@ from judge_runner.cases import (
     Domain,
     Label,
 )
-from judge_runner.judges import Decision, Plan, PlanItem, Verdict
+from judge_runner.core import Decision, Plan, PlanItem, Verdict
 from judge_runner.judges.products import (
     LOG_FILE,
     NO_PLAN,

@@ -17,21 +17,21 @@ from pathlib import Path
 from typing import Any
 
 from judge_runner.cases import CasePackage
-from judge_runner.judges import Decision, Verdict
+from judge_runner.core import Decision, Verdict
 from judge_runner.judges.registry import JudgeOptions
-from judge_runner.sandbox import open_sandbox
+from judge_runner.sandbox import SandboxKind, open_sandbox
 
 
 class SandboxedJudge:
     name = "sandboxed"
 
-    def __init__(self, sandbox: str, announce: Path, labels: dict[str, str]) -> None:
+    def __init__(self, sandbox: SandboxKind, announce: Path, labels: dict[str, str]) -> None:
         self.sandbox = sandbox
         self.announce = announce
         self.labels = labels
 
     def config(self) -> dict[str, Any]:
-        return {"sandbox": self.sandbox}
+        return {"sandbox": self.sandbox.value}
 
     def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
         with open_sandbox(self.sandbox, case, labels=self.labels) as box:
@@ -47,4 +47,5 @@ class SandboxedJudge:
 
 def make_judge(options: JudgeOptions) -> SandboxedJudge:
     labels = json.loads(os.environ.get("JR_TEST_SANDBOX_LABELS", "{}"))
-    return SandboxedJudge(options.sandbox, Path(os.environ["JR_TEST_ANNOUNCE"]), labels)
+    announce = Path(os.environ["JR_TEST_ANNOUNCE"])
+    return SandboxedJudge(options.sandbox or SandboxKind.DOCKER, announce, labels)

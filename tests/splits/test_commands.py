@@ -9,8 +9,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from judge_runner.cases import Dataset, ValidationLimits
-from judge_runner.splits import commands
+from judge_runner.cases import Dataset
+from judge_runner.cases.validate import ValidationLimits
+from judge_runner.cli import splits as commands
 from judge_runner.splits.build import DEFAULT_EVAL_FRACTION
 from judge_runner.splits.manifest import BenchManifest, dataset_sha256, read_split
 from tests.conftest import REPO
@@ -55,7 +56,7 @@ def test_gate_without_a_bench_dir_says_what_to_run(tmp_path: Path) -> None:
 
 
 def test_the_commands_module_imports_no_implementation() -> None:
-    code = "import sys, judge_runner.splits.commands; print('\\n'.join(sorted(sys.modules)))"
+    code = "import sys, judge_runner.cli.splits; print('\\n'.join(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, timeout=60)
     heavy = {"pydantic", "rich.console", "judge_runner.cases", "judge_runner.runs",

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import Dataset, Domain, Label
+from judge_runner.core import compute_metrics
 from judge_runner.judges.registry import JudgeOptions, build_judge
-from judge_runner.runs.metrics import compute_metrics
 from judge_runner.runs.runner import run_eval
 from judge_runner.splits.build import SplitError, build_splits
 from judge_runner.splits.gate import build_gate

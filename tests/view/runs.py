@@ -13,16 +13,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from judge_runner.cases import CasePackage, Dataset, Domain, Label
-from judge_runner.judges import (
-    Decision,
-    EvidenceRef,
-    Inspection,
-    Outcome,
-    Plan,
-    PlanItem,
-    Verdict,
+from judge_runner.cases import (
+    CasePackage,
+    Dataset,
+    Domain,
+    Label,
 )
+from judge_runner.core import Decision, EvidenceRef, Inspection, Outcome, Plan, PlanItem, Verdict
 from judge_runner.judges.products import write_products
 from judge_runner.runs.runner import RunResult, run_eval
 from tests.casebuilder import bash, build_case, msg, skill, write

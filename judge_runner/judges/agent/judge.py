@@ -31,17 +31,22 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge_runner import cancel
 from judge_runner.cases import CasePackage
+from judge_runner.core import Decision, Usage, Verdict
 from judge_runner.judges.agent import events, prompt
 from judge_runner.judges.agent.session import Session
 from judge_runner.judges.agent.tools import DEFAULT_PAGE_CHARS, tool_definitions
-from judge_runner.judges.base import Decision, Verdict
 from judge_runner.judges.llm import ClientFactory, SandboxFactory
 from judge_runner.judges.products import write_products
 from judge_runner.log import get_logger
-from judge_runner.models import deadline
-from judge_runner.models.base import ModelClient, ModelError, ModelRequest, Usage
-from judge_runner.models.caching import system_blocks, with_conversation_breakpoint
-from judge_runner.sandbox.base import SandboxError
+from judge_runner.models import (
+    ModelClient,
+    ModelError,
+    ModelRequest,
+    deadline,
+    system_blocks,
+    with_conversation_breakpoint,
+)
+from judge_runner.sandbox import SandboxError, SandboxKind
 from judge_runner.skills import JudgeSkill
 from judge_runner.text import sha256_text
 
@@ -101,7 +106,7 @@ class AgentJudge:
     allow_abstain: bool = False
     budgets: Budgets = field(default_factory=Budgets)
     name: str = "agent"
-    sandbox: str = "auto"
+    sandbox: SandboxKind = SandboxKind.AUTO
 
     @property
     def system_prompt(self) -> str:
@@ -121,7 +126,7 @@ class AgentJudge:
             },
             "allow_abstain": self.allow_abstain,
             "budgets": self.budgets.model_dump(),
-            "sandbox": self.sandbox,
+            "sandbox": self.sandbox.configured_as.value,
             "system_sha256": sha256_text(self.system_prompt),
             "temperature": 0.0,
         }
@@ -310,7 +315,7 @@ class _Run:
         if self.error is not None or final is None:
             return Verdict(decision=Decision.ERROR,
                            error=self.error or "session ended without a verdict", **common)
-        return Verdict(decision=Decision(final.decision), rationale=final.rationale,
+        return Verdict(decision=final.decision, rationale=final.rationale,
                        citations=final.citations, unsupported=final.unsupported, **common)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import jinja2
 
 from judge_runner.cases import CasePackage
+from judge_runner.core import TRAJECTORY_FILE
 from judge_runner.skills import JudgeSkill
 from judge_runner.templates import environment
 
@@ -29,7 +30,7 @@ def render_case(case: CasePackage, page_chars: int) -> str:
 
     Raises OSError / pydantic.ValidationError when the package files are missing or malformed.
     """
-    trajectory_chars = len((case.root / "trajectory.json").read_text(encoding="utf-8"))
+    trajectory_chars = len((case.root / TRAJECTORY_FILE).read_text(encoding="utf-8"))
     if case.trajectory.case_id != case.meta.id:  # parsing validates the file, too
         raise ValueError(f"{case.root}: trajectory.json is for case {case.trajectory.case_id!r}, "
                          f"case.json for {case.meta.id!r}")

@@ -30,10 +30,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from judge_runner.core import Decision, EvidenceRef, Inspection, Plan, PlanItem, RefKind
 from judge_runner.judges.agent import tools as t
 from judge_runner.judges.agent.evidence import quote_in_output
-from judge_runner.judges.base import EvidenceRef, Inspection, Plan, PlanItem
-from judge_runner.sandbox.base import ExecResult, Sandbox
+from judge_runner.sandbox import ExecResult, Sandbox
 from judge_runner.text import cut
 
 MAX_TOOL_OUTPUT_CHARS = 30_000
@@ -65,7 +65,7 @@ class ToolResult:
 
 @dataclass
 class FinalVerdict:
-    decision: str
+    decision: Decision
     rationale: str
     citations: list[str]
     unsupported: bool
@@ -201,7 +201,7 @@ class Session:
             )
         refs = [
             EvidenceRef(
-                kind="tool_call", ref=e.tool_call_id, quote=e.quote,
+                kind=RefKind.TOOL_CALL, ref=e.tool_call_id, quote=e.quote,
                 verified=quote_in_output(e.quote, self.outputs[e.tool_call_id]),
             )
             for e in args.evidence
@@ -244,7 +244,8 @@ class Session:
                     True,
                 )
         self.final = FinalVerdict(
-            decision=args.decision, rationale=args.rationale, citations=list(args.citations),
+            decision=Decision(args.decision), rationale=args.rationale,
+            citations=list(args.citations),
             unsupported=bool(not args.citations or bad),
         )
         return ToolResult(call_id, "verdict recorded")

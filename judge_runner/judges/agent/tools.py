@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge_runner.judges.base import Outcome
+from judge_runner.core import Outcome
 
 BASH = "bash"
 READ_FILE = "read_file"

@@ -22,8 +22,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from judge_runner.cases.models import Label
-from judge_runner.judges.base import Decision, Outcome
+from judge_runner.core import Decision, Label, Outcome
 from judge_runner.judges.rules.combine import probability
 from judge_runner.judges.rules.optimizer import DevResult, recombine
 from judge_runner.judges.rules.spec import RuleSet, ScoreMethod, ScoreSpec

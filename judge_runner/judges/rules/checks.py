@@ -9,12 +9,12 @@ are deterministic. No check knows any task or benchmark: each one reads generic 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from judge_runner.cases.models import StepKind, TerminationStatus
-from judge_runner.judges.base import EvidenceRef, Outcome
+from judge_runner.cases import StepKind, TerminationStatus
+from judge_runner.core import INSTRUCTION_FILE, EvidenceRef, Outcome, RefKind
 from judge_runner.judges.rules.evidence import (
     CaseView,
     RequiredOutput,
@@ -63,13 +63,13 @@ def known_checks() -> frozenset[str]:
 
 
 def step_ref(index: int, quote: str | None = None) -> EvidenceRef:
-    return EvidenceRef(kind="step", ref=str(index), quote=quote or None)
+    return EvidenceRef(kind=RefKind.STEP, ref=str(index), quote=quote or None)
 
 
 def _last_step_ref(view: CaseView) -> tuple[EvidenceRef, ...]:
     last = view.last_step
     if last is None:
-        return (EvidenceRef(kind="instruction", ref="instruction.md"),)
+        return (EvidenceRef(kind=RefKind.INSTRUCTION, ref=INSTRUCTION_FILE),)
     return (step_ref(last.index, first_line(step_text(last), 120)),)
 
 
@@ -112,8 +112,7 @@ def run_terminated(view: CaseView, spec: CheckSpec) -> Finding:
        support="the final report does not hand the task back",
        refute="the final report asks the user for input or says the task could not be done")
 def no_deferral(view: CaseView, spec: CheckSpec) -> Finding | None:
-    step = view.final_message_step
-    text = view.final_message or (step.text if step else "") or ""
+    step, text = view.final_message_step, view.final_report
     if not text.strip():
         return None
     where = f"final report (step {step.index})" if step else "final report"
@@ -144,14 +143,12 @@ def required_outputs_present(view: CaseView, spec: CheckSpec) -> Finding | None:
             missing.append(output)
         else:
             refs.append(EvidenceRef(kind=evidence.kind, ref=evidence.ref, quote=None))
-    if missing:
-        names = ", ".join(o.path for o in missing)
-        refs = [EvidenceRef(kind="instruction", ref="instruction.md", quote=o.quote)
-                for o in missing] + list(_last_step_ref(view))
-        return Finding(Outcome.REFUTES, f"no evidence that {names} was written", where,
-                       tuple(refs))
-    return Finding(Outcome.SUPPORTS, f"all {len(outputs)} required outputs were written",
-                   where, tuple(refs))
+    names = ", ".join(o.path for o in missing)
+    missing_refs = [EvidenceRef(kind=RefKind.INSTRUCTION, ref=INSTRUCTION_FILE, quote=o.quote)
+                    for o in missing] + list(_last_step_ref(view))
+    return _refuted_or_supported(
+        where, (f"no evidence that {names} was written", missing_refs) if missing else None,
+        (f"all {len(outputs)} required outputs were written", refs))
 
 
 @check("outputs_well_formed",
@@ -171,17 +168,25 @@ def outputs_well_formed(view: CaseView, spec: CheckSpec) -> Finding | None:
         path = view.case.artifact_file(record)
         problem = parse_problem(path, min_bytes) if path is not None else \
             "the stored copy is not a file inside artifacts/"
-        ref = EvidenceRef(kind="artifact", ref=record.stored_as)
+        ref = EvidenceRef(kind=RefKind.ARTIFACT, ref=record.stored_as)
         if problem:
             problems.append((ref, problem))
         else:
             fine.append(ref)
-    if problems:
-        text = "; ".join(f"{ref.ref}: {problem}" for ref, problem in problems)
-        return Finding(Outcome.REFUTES, f"malformed output: {text}", where,
-                       tuple(ref for ref, _ in problems))
-    return Finding(Outcome.SUPPORTS, f"{len(fine)} stored output(s) are non-empty and parse",
-                   where, tuple(fine))
+    text = "; ".join(f"{ref.ref}: {problem}" for ref, problem in problems)
+    return _refuted_or_supported(
+        where, (f"malformed output: {text}", [r for r, _ in problems]) if problems else None,
+        (f"{len(fine)} stored output(s) are non-empty and parse", fine))
+
+
+type Said = tuple[str, Sequence[EvidenceRef]]  # a finding's text and its evidence
+
+
+def _refuted_or_supported(where: str, refuted: Said | None, supported: Said) -> Finding:
+    """REFUTES with `refuted` when something is wrong, else SUPPORTS with `supported`."""
+    if refuted is not None:
+        return Finding(Outcome.REFUTES, refuted[0], where, tuple(refuted[1]))
+    return Finding(Outcome.SUPPORTS, supported[0], where, tuple(supported[1]))
 
 
 @check("errors_resolved",
@@ -318,7 +323,7 @@ def skills_consulted(view: CaseView, spec: CheckSpec) -> Finding | None:
                        f" ({first.skill or step_path(first) or 'skill'})", where,
                        tuple(step_ref(s.index, s.skill) for s in uses[:5]))
     return Finding(Outcome.REFUTES, f"{len(view.skills)} skill(s) available, none opened", where,
-                   (EvidenceRef(kind="skill", ref=view.skills[0]),))
+                   (EvidenceRef(kind=RefKind.SKILL, ref=view.skills[0]),))
 
 
 _SCRIPT = re.compile(r"\b([\w\-]+\.(?:py|sh|js|ts|R))\b")

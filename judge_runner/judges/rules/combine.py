@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from judge_runner.judges.base import Decision, Inspection, Outcome
+from judge_runner.core import Decision, Inspection, Outcome
 from judge_runner.judges.rules.spec import RuleSet, ScoreMethod, ScoreSpec
 
 

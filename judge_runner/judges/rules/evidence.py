@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import PurePosixPath
 
-from judge_runner.cases import CasePackage
-from judge_runner.cases.models import ArtifactRecord, Step, StepKind, Trajectory
-from judge_runner.ingest.normalize import SAME_AS_FINAL
+from judge_runner.cases import ArtifactRecord, CasePackage, Step, StepKind, Trajectory
+from judge_runner.core import SAME_AS_FINAL, RefKind
 from judge_runner.text import quote_found as text_quote_found
 
 TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\w*Error: ", re.MULTILINE)
@@ -207,13 +206,13 @@ def _how_written(step: Step, output: RequiredOutput, scripts: list[tuple[str, in
     return None
 
 
-def quote_found(view: CaseView, kind: str, ref: str, quote: str) -> bool:
+def quote_found(view: CaseView, kind: RefKind, ref: str, quote: str) -> bool:
     """Whether `quote` occurs (whitespace-insensitively) in the source an evidence ref names; a
     blank quote never does."""
-    if kind == "step" and ref.isdigit():
+    if kind is RefKind.STEP and ref.isdigit():
         step = view.step(int(ref))
         return step is not None and text_quote_found(quote, step_text(step))
-    if kind == "instruction":
+    if kind is RefKind.INSTRUCTION:
         return text_quote_found(quote, view.instruction)
     return False
 
@@ -222,7 +221,7 @@ def quote_found(view: CaseView, kind: str, ref: str, quote: str) -> bool:
 class WriteEvidence:
     """Why we believe a path was written: an artifact, a write step, or a command that wrote it."""
 
-    kind: str  # "artifact" | "step"
+    kind: RefKind  # ARTIFACT or STEP
     ref: str  # artifact path under artifacts/, or step index
     how: str
 
@@ -287,6 +286,12 @@ class CaseView:
                 return step
         return messages[-1] if messages else None
 
+    @cached_property
+    def final_report(self) -> str:
+        """The final report's text: the final message, else the text of its step."""
+        step = self.final_message_step
+        return self.final_message or (step.text if step else "") or ""
+
     @property
     def last_step(self) -> Step | None:
         return self.steps[-1] if self.steps else None
@@ -309,7 +314,7 @@ class CaseView:
         """
         record = self.stored_artifact(output)
         if record is not None and record.stored_as is not None:
-            return WriteEvidence("artifact", record.stored_as, f"artifact {record.path}")
+            return WriteEvidence(RefKind.ARTIFACT, record.stored_as, f"artifact {record.path}")
         for strict in (True, False):
             writes = self.write_steps(output, strict=strict)
             if writes:
@@ -319,7 +324,7 @@ class CaseView:
                 continue
             if (is_read(step) and output.matches(step_path(step) or "")) or \
                     output.name in (step_command(step) or ""):
-                return WriteEvidence("step", str(step.index), "read back with content")
+                return WriteEvidence(RefKind.STEP, str(step.index), "read back with content")
         return None
 
     def write_steps(self, output: RequiredOutput, *, strict: bool = True) -> list[WriteEvidence]:
@@ -339,7 +344,7 @@ class CaseView:
                 continue
             how = _how_written(step, output, scripts, strict)
             if how is not None:
-                found.append(WriteEvidence("step", str(step.index), how))
+                found.append(WriteEvidence(RefKind.STEP, str(step.index), how))
         return found
 
     def last_write_index(self, output: RequiredOutput) -> int | None:

@@ -17,7 +17,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from judge_runner.cases import CasePackage
-from judge_runner.judges.base import Decision, Inspection, Plan, PlanItem, Verdict
+from judge_runner.core import Decision, Inspection, Plan, PlanItem, Verdict
 from judge_runner.judges.products import write_products
 from judge_runner.judges.rules.checks import CHECKS, Finding, known_checks
 from judge_runner.judges.rules.combine import combine

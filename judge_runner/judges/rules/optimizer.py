@@ -30,13 +30,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from judge_runner.cases.models import Label
-from judge_runner.judges.base import Decision, Inspection, Outcome
+from judge_runner.core import Decision, Inspection, Label, Outcome, compute_metrics
 from judge_runner.judges.products import read_log, read_verdict
 from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.combine import Combined, combine
 from judge_runner.judges.rules.spec import CHECKS_FILE, RuleSet, dump_rules, load_rules
-from judge_runner.runs.metrics import compute_metrics
 
 WEIGHT_FACTORS = (0.5, 1.5, 2.0)
 

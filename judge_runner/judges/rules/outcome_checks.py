@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from judge_runner.cases.models import Step, StepKind
-from judge_runner.judges.base import Outcome
+from judge_runner.cases import Step, StepKind
+from judge_runner.core import Outcome
 from judge_runner.judges.rules.checks import (
     Finding,
     _first_match,
@@ -88,8 +88,7 @@ def last_test_passed(view: CaseView, spec: CheckSpec) -> Finding | None:
        support="(none: a report without admissions is not evidence of success)",
        refute="the final report admits partial work, assumptions, fallbacks or skipped parts")
 def report_discloses_gaps(view: CaseView, spec: CheckSpec) -> Finding | None:
-    step = view.final_message_step
-    text = view.final_message or (step.text if step else "") or ""
+    step, text = view.final_message_step, view.final_report
     if not text.strip() or step is None:
         return None
     where = f"final report (step {step.index})"

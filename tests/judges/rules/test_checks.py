@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge_runner.cases import CasePackage, TerminationStatus
-from judge_runner.judges import Outcome
+from judge_runner.core import Outcome
 from judge_runner.judges.rules.checks import CHECKS, Finding, known_checks
 from judge_runner.judges.rules.evidence import CaseView
 from judge_runner.judges.rules.judge import default_skill_dir

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import TerminationStatus
-from judge_runner.ingest.normalize import SAME_AS_FINAL
-from judge_runner.judges import Decision, Outcome
+from judge_runner.core import SAME_AS_FINAL, Decision, Outcome
 from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE, read_log, read_verdict
 from judge_runner.judges.registry import JudgeOptions, build_judge

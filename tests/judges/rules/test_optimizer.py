@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import Label
-from judge_runner.judges import Decision, Outcome
+from judge_runner.core import Decision, Outcome
 from judge_runner.judges.rules import RulesJudge
 from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.optimizer import (

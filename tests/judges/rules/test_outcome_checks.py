@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import CasePackage, Step
-from judge_runner.judges import Outcome
+from judge_runner.core import Outcome
 from judge_runner.judges.rules import outcome_checks
 from judge_runner.judges.rules.checks import CHECKS, known_checks
 from judge_runner.judges.rules.evidence import CaseView

@@ -8,47 +8,29 @@ from typing import Annotated
 import typer
 
 from judge_runner.cases import CasePackage
-from judge_runner.judges.base import Decision, Inspection, Verdict
-from judge_runner.judges.cli_options import (
-    AbstainOpt,
-    BaseUrlOpt,
-    JudgeName,
-    KnobsOpt,
-    ModelOpt,
-    ModelsOpt,
-    ReplayOpt,
-    SandboxOpt,
-    SkillOpt,
-    build_or_exit,
-    judge_options,
-)
+from judge_runner.cli.judge_options import JudgeName, build_or_exit, with_judge_options
+from judge_runner.core import CASE_FILE, Decision, Inspection, Verdict
+from judge_runner.judges import JudgeOptions
 from judge_runner.judges.products import PLAN_FILE, read_log
 
 
+@with_judge_options
 def judge_command(
     case: Annotated[Path, typer.Argument(help="Case package directory (…/cases/<id>).")],
     judge: JudgeName = "agent",
-    skill: SkillOpt = None,
-    model: ModelOpt = None,
-    models: ModelsOpt = None,
-    base_url: BaseUrlOpt = None,
-    sandbox: SandboxOpt = "auto",
+    *,
+    options: JudgeOptions,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Output folder (default runs/single/<judge>/<case id>).")] = None,
-    replay: ReplayOpt = None,
-    allow_abstain: AbstainOpt = False,
-    option: KnobsOpt = None,
 ) -> None:
     """Judge one case; writes plan.md, inspection_log.jsonl, verdict.json (and transcript.jsonl
     for model judges) into --out, prints them, and exits 1 when the verdict is an error (a
     package holding label or verifier files, or an artifact outside artifacts/, is not judged)."""
     package = CasePackage(case)
-    if not (case / "case.json").is_file():
+    if not (case / CASE_FILE).is_file():
         raise typer.BadParameter(f"{case}: no case.json; give a case package directory",
                                  param_hint="CASE")
-    built = build_or_exit(judge, judge_options(
-        skill=skill, model=model, models=models, base_url=base_url, sandbox=sandbox,
-        replay=replay, allow_abstain=allow_abstain, knobs=option))
+    built = build_or_exit(judge, options)
     out_dir = out or Path("runs") / "single" / built.name / case.name
     from judge_runner.runs.runner import judge_one  # the CLI layer; judges do not import runs
 

@@ -1,4 +1,4 @@
-"""The `judge-runner` command line. Each pipeline stage registers its own commands."""
+"""The `judge-runner` application: the root options, `schema`, and every stage's commands."""
 
 from __future__ import annotations
 
@@ -29,12 +29,12 @@ def _root(
 def schema() -> None:
     """Print the JSON Schema of the case package files (case.json, trajectory.json, labels)."""
     from judge_runner.cases import CaseMeta, LabelRecord, Trajectory
-    from judge_runner.judges import Inspection, Verdict
+    from judge_runner.core import CASE_FILE, LABELS_FILE, TRAJECTORY_FILE, Inspection, Verdict
 
     schemas = {
-        "case.json": CaseMeta.model_json_schema(),
-        "trajectory.json": Trajectory.model_json_schema(),
-        "labels.jsonl": LabelRecord.model_json_schema(),
+        CASE_FILE: CaseMeta.model_json_schema(),
+        TRAJECTORY_FILE: Trajectory.model_json_schema(),
+        LABELS_FILE: LabelRecord.model_json_schema(),
         "inspection_log.jsonl": Inspection.model_json_schema(),
         "verdict.json": Verdict.model_json_schema(),
     }
@@ -43,18 +43,19 @@ def schema() -> None:
 
 def _register_stages() -> None:
     """Add every stage's commands, in help order. All stages ship with the package, so a stage
-    that fails to import is an error, never skipped. Each `commands` module imports its
-    implementation inside the commands, which keeps start-up (and `--help`) fast."""
-    from judge_runner.checklist import commands as checklist
-    from judge_runner.evolve import commands as evolve
-    from judge_runner.harbor import commands as harbor
-    from judge_runner.ingest import commands as ingest
-    from judge_runner.judges import commands as judges
-    from judge_runner.runs import commands as runs
-    from judge_runner.sandbox import commands as sandbox
-    from judge_runner.skills import commands as skills
-    from judge_runner.splits import commands as splits
-    from judge_runner.view import commands as view
+    that fails to import is an error, never skipped."""
+    from judge_runner.cli import (
+        checklist,
+        evolve,
+        harbor,
+        ingest,
+        judges,
+        runs,
+        sandbox,
+        skills,
+        splits,
+        view,
+    )
 
     for stage in (ingest, sandbox, skills, judges, splits, runs, view, evolve, harbor,
                   checklist):
@@ -67,6 +68,3 @@ _register_stages()
 def main() -> None:
     app()
 
-
-if __name__ == "__main__":
-    main()

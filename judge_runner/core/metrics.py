@@ -21,8 +21,7 @@ from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge_runner.cases.models import Label
-from judge_runner.judges.base import Decision
+from judge_runner.core.decisions import Decision, Label
 
 Z_95 = 1.959963984540054
 DEFAULT_BOOTSTRAP = 2000
@@ -34,6 +33,22 @@ Row = tuple[Decision, Label, str | None]
 def gate_score(balanced_accuracy: float, recall_fail: float, precision_pass: float) -> float:
     """G = 0.5·BalAcc + 0.3·Recall_fail + 0.2·Precision_pass."""
     return 0.5 * balanced_accuracy + 0.3 * recall_fail + 0.2 * precision_pass
+
+
+class Figures(BaseModel):
+    """The headline figures of a judge on one case set: what the gate compares and what the
+    evolution state and reports record per skill version. `n_error` counts the cases the judge
+    did not decide."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    n: int
+    n_error: int
+    accuracy: float
+    balanced_accuracy: float
+    recall_fail: float
+    precision_pass: float
+    gate_score: float
 
 
 class Interval(BaseModel):
@@ -80,6 +95,19 @@ class Metrics(BaseModel):
     bootstrap_seed: int = DEFAULT_SEED
     bootstrap_resamples: int = DEFAULT_BOOTSTRAP
     per_domain: dict[str, DomainMetrics] = Field(default_factory=dict)
+
+    def figures(self, n_error: int | None = None) -> Figures:
+        """The headline figures; `n_error` overrides the count of undecided cases (the gate
+        scores them as wrong decisions, so its own metrics count none)."""
+        return Figures(
+            n=self.n,
+            n_error=self.n_error + self.n_abstain if n_error is None else n_error,
+            accuracy=self.accuracy,
+            balanced_accuracy=self.balanced_accuracy,
+            recall_fail=self.recall_fail,
+            precision_pass=self.precision_pass,
+            gate_score=self.gate_score,
+        )
 
 
 def wilson_interval(successes: int, total: int, z: float = Z_95) -> tuple[float, float]:

@@ -32,7 +32,7 @@ from judge_runner.checklist.score import ChecklistScorer
 from judge_runner.checklist.synth import DEFAULT_RULES
 from judge_runner.checklist.tasks import TaskSourceError, load_task
 from judge_runner.checklist.validate import validate
-from judge_runner.cli_support import fail
+from judge_runner.cli.support import fail
 from judge_runner.jsonl import read_models
 from judge_runner.models.base import ModelClient, ModelError
 from judge_runner.models.recording import TRANSCRIPT, RecordingClient

@@ -8,12 +8,13 @@ from typing import Annotated
 
 import typer
 
+from judge_runner.cli.judge_options import parse_sandbox
 from judge_runner.sandbox import engine
-from judge_runner.sandbox.base import SandboxError
+from judge_runner.sandbox.base import SandboxError, SandboxKind
 from judge_runner.sandbox.docker import install_cleanup_hooks
 from judge_runner.sandbox.limits import SandboxLimits
 from judge_runner.sandbox.prune import list_sandboxes, prune
-from judge_runner.sandbox.select import KINDS, open_sandbox, resolve_kind
+from judge_runner.sandbox.select import open_sandbox, resolve_kind
 
 sandbox_app = typer.Typer(help="Judge sandboxes: status, cleanup, manual commands.",
                           no_args_is_help=True)
@@ -46,8 +47,8 @@ def prune_command(
 @sandbox_app.command("status")
 def status_command() -> None:
     """Which sandbox `auto` picks here, whether the judge image exists, live sandboxes."""
-    kind = resolve_kind("auto")
-    typer.echo(f"auto sandbox: {kind}")
+    kind = resolve_kind(SandboxKind.AUTO)
+    typer.echo(f"auto sandbox: {kind.value}")
     if kind != "docker":
         typer.echo("no Docker engine answers: the local sandbox (no isolation) would be used")
         return
@@ -68,8 +69,9 @@ def exec_command(
     case_dir: Annotated[Path, typer.Argument(
         help="A case folder: DATASET/cases/<id> with a valid case.json.")],
     command: Annotated[str, typer.Argument(help="Shell command, run with bash in /case.")],
-    sandbox: Annotated[str, typer.Option("--sandbox", help=f"One of {', '.join(KINDS)}.")]
-    = "auto",
+    sandbox: Annotated[SandboxKind, typer.Option(
+        "--sandbox", parser=parse_sandbox, metavar="auto|docker|local",
+        help="Where to run the command.")] = SandboxKind.AUTO,
     timeout: Annotated[float, typer.Option("--timeout", help="Seconds.")] = 60.0,
 ) -> None:
     """Run one command in a fresh sandbox for a case, print its output, exit with its status.

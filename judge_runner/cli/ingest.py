@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from judge_runner.cli_support import fail
+from judge_runner.cli.support import fail
 
 # The defaults of cases.validate.ValidationLimits, written out so that listing the options does
 # not import the validator; tests/ingest/test_commands.py checks that they agree.
@@ -89,6 +89,7 @@ def validate_command(
     from rich.console import Console
 
     from judge_runner.cases.validate import ValidationLimits, validate_dataset
+    from judge_runner.core import CASES_DIR
 
     limits = ValidationLimits(max_steps=max_steps, max_trajectory_tokens=max_tokens,
                               max_field_chars=max_field_chars)
@@ -99,7 +100,8 @@ def validate_command(
         raise fail(str(exc)) from exc
     for issue in issues:
         console.print(f"[red]invalid[/red] {issue}", markup=True, highlight=False)
-    n_cases = len([p for p in (dataset / "cases").iterdir()]) if (dataset / "cases").is_dir() else 0
+    cases_dir = dataset / CASES_DIR
+    n_cases = len(list(cases_dir.iterdir())) if cases_dir.is_dir() else 0
     if issues:
         console.print(f"{len(issues)} problem(s) in {n_cases} case(s)")
         raise typer.Exit(1)

@@ -11,8 +11,7 @@ from typing import Annotated
 
 import typer
 
-from judge_runner.cli_support import fail
-from judge_runner.splits.files import BENCH_DIR
+from judge_runner.cli.support import fail
 
 # Defaults of splits.build.DEFAULT_EVAL_FRACTION and cases.validate.ValidationLimits, written
 # out so that listing the options imports neither; tests/splits/test_commands.py checks them.
@@ -45,6 +44,7 @@ def build_command(
     from judge_runner.cases.dataset import Dataset
     from judge_runner.cases.validate import ValidationLimits
     from judge_runner.splits.build import SplitError, build_splits
+    from judge_runner.splits.files import BENCH_DIR
 
     ds = Dataset(dataset)
     if not ds.cases_dir.is_dir():

@@ -7,7 +7,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from judge_runner.cli_support import fail
+from judge_runner.cli.judge_options import SandboxOpt, build_or_exit, check_or_exit, judge_options
+from judge_runner.cli.support import fail
+from judge_runner.evolve.state import OptimizerKind
+from judge_runner.sandbox import SandboxKind
 
 if TYPE_CHECKING:  # the implementation loads only when a command runs (fast CLI start)
     from judge_runner.evolve.optimizer import Optimizer
@@ -17,20 +20,20 @@ OPTIMIZER_TRANSCRIPT = Path("optimizer") / "transcript.jsonl"
 evolve_app = typer.Typer(help="Evolve a JudgeSkill through the fixed gate.", no_args_is_help=True)
 
 
-def _optimizer(name: str, model: str | None, base_url: str | None, run_dir: Path) -> Optimizer:
-    if name == "rules":
+def _optimizer(
+    name: OptimizerKind, model: str | None, base_url: str | None, run_dir: Path
+) -> Optimizer:
+    if name is OptimizerKind.RULES:
         from judge_runner.evolve.rules_optimizer import RulesOptimizer
 
         return RulesOptimizer()
-    if name == "model":
-        if not model:
-            raise typer.BadParameter("--optimizer-model is required with --optimizer model")
-        from judge_runner.evolve.optimizer import ModelOptimizer
-        from judge_runner.models import make_client
+    if not model:
+        raise typer.BadParameter("--optimizer-model is required with --optimizer model")
+    from judge_runner.evolve.optimizer import ModelOptimizer
+    from judge_runner.models import make_client
 
-        return ModelOptimizer(make_client(base_url=base_url, models=[model]), model,
-                              run_dir / OPTIMIZER_TRANSCRIPT)
-    raise typer.BadParameter(f"unknown optimizer {name!r} (model | rules)")
+    return ModelOptimizer(make_client(base_url=base_url, models=[model]), model,
+                          run_dir / OPTIMIZER_TRANSCRIPT)
 
 
 @evolve_app.callback(invoke_without_command=True)
@@ -59,11 +62,11 @@ def evolve_cmd(
     judge: Annotated[str, typer.Option(help="Judge name or module:factory.")] = "agent",
     judge_model: Annotated[str | None, typer.Option(help="Model of the judge.")] = None,
     optimizer: Annotated[
-        str | None, typer.Option(help="model | rules (default: rules for --judge rules).")
+        OptimizerKind | None, typer.Option(help="Default: rules for --judge rules, else model.")
     ] = None,
     optimizer_model: Annotated[str | None, typer.Option(help="Model of the optimizer.")] = None,
     base_url: Annotated[str | None, typer.Option(help="Messages API base URL.")] = None,
-    sandbox: Annotated[str, typer.Option(help="docker | local | auto | none")] = "auto",
+    sandbox: SandboxOpt = None,
     rounds: Annotated[int, typer.Option(min=1)] = 3,
     sample_size: Annotated[int, typer.Option(min=1, help="Dev cases judged per round.")] = 40,
     seed: Annotated[int, typer.Option()] = 0,
@@ -86,16 +89,19 @@ def evolve_cmd(
     from judge_runner.evolve.splits import resolve_splits
     from judge_runner.evolve.state import EvolveConfig
     from judge_runner.judges import Judge
-    from judge_runner.judges.cli_options import build_or_exit, judge_options
 
     if skill is None or dev is None or run_dir is None:
         raise typer.BadParameter("--skill, --dev and --run-dir are required to evolve")
+    # Every candidate is a JudgeSkill: a judge that takes none would pay to gate skills it
+    # never reads. Refused here, before anything is judged.
+    check_or_exit(judge, judge_options(skill=skill, model=judge_model, base_url=base_url,
+                                       sandbox=sandbox))
     try:
         splits = resolve_splits(dev, gate, eval_split, dataset)
     except (OSError, ValueError) as exc:
         raise fail(str(exc)) from None
     ds = Dataset(splits.dataset)
-    optimizer_name = optimizer or ("rules" if judge == "rules" else "model")
+    optimizer_name = optimizer or (OptimizerKind.RULES if judge == "rules" else OptimizerKind.MODEL)
     config = EvolveConfig(
         dataset=str(splits.dataset),
         skill=str(skill),
@@ -104,7 +110,7 @@ def evolve_cmd(
         optimizer=optimizer_name,
         optimizer_model=optimizer_model,
         base_url=base_url,
-        sandbox=sandbox,
+        sandbox=sandbox or SandboxKind.AUTO,
         dev_ids=splits.dev,
         gate_ids=splits.gate,
         rounds=rounds,
@@ -122,7 +128,7 @@ def evolve_cmd(
         return build_or_exit(
             judge,
             judge_options(
-                skill=str(skill_dir), model=judge_model, base_url=base_url, sandbox=sandbox
+                skill=skill_dir, model=judge_model, base_url=base_url, sandbox=sandbox
             ),
         )
 

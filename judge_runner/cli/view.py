@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from judge_runner.cli_support import fail
+from judge_runner.cli.support import fail
 
 
 def view_command(

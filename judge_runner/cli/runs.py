@@ -13,21 +13,12 @@ from rich.table import Table
 
 from judge_runner import cancel
 from judge_runner.cases.dataset import Dataset
-from judge_runner.cli_support import fail
+from judge_runner.cli.case_ids import resolve_split
+from judge_runner.cli.judge_options import JudgeName, build_or_exit, with_judge_options
+from judge_runner.cli.support import fail
+from judge_runner.core import CASES_DIR
+from judge_runner.judges import JudgeOptions
 from judge_runner.judges.base import Judge
-from judge_runner.judges.cli_options import (
-    AbstainOpt,
-    BaseUrlOpt,
-    JudgeName,
-    KnobsOpt,
-    ModelOpt,
-    ModelsOpt,
-    ReplayOpt,
-    SandboxOpt,
-    SkillOpt,
-    build_or_exit,
-    judge_options,
-)
 from judge_runner.runs.compare import Comparison, compare_records
 from judge_runner.runs.records import VERDICTS_FILE, load_records
 from judge_runner.runs.report import (
@@ -40,7 +31,6 @@ from judge_runner.runs.report import (
 from judge_runner.runs.runner import MissingCasesError, RunResult, run_eval
 from judge_runner.runs.select import select
 from judge_runner.runs.store import ConfigMismatchError, config_hash
-from judge_runner.splits.manifest import BENCH_DIR, read_split
 
 _stdout = Console()
 _stderr = Console(stderr=True)
@@ -52,30 +42,6 @@ RunDirOpt = Annotated[Path | None, typer.Option(
 RetryOpt = Annotated[bool, typer.Option(
     "--retry-errors", help="Judge again the cases whose stored verdict is an error.")]
 ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress")]
-
-
-def resolve_split(dataset: Dataset, split: str | None, bench: Path | None) -> tuple[str, list[str]]:
-    """(split name, case ids): all cases, a named split of the bench dir, or a file of ids."""
-    if split is None:
-        return "all", dataset.case_ids()
-    as_file = Path(split)
-    if as_file.is_file():
-        return as_file.stem, _read_split_or_exit(as_file)
-    bench_dir = bench if bench is not None else dataset.root / BENCH_DIR
-    path = bench_dir / f"{split}.txt"
-    if not path.is_file():
-        raise fail(f"split {split!r}: neither a file nor {path} "
-                    "(run `judge-runner bench build` / `bench gate`, or pass --bench DIR)")
-    return split, _read_split_or_exit(path)
-
-
-def _read_split_or_exit(path: Path) -> list[str]:
-    """Case ids of a split file; exit 2 naming every line that is not a case id (a path such as
-    ../cases/<id> would judge a folder outside the dataset) or an unreadable file."""
-    try:
-        return read_split(path)
-    except (OSError, ValueError) as exc:
-        raise fail(str(exc)) from exc
 
 
 def _default_run_dir(judge: Judge, split: str) -> Path:
@@ -106,6 +72,7 @@ def _interrupted(run_dir: Path, cause: str, status: int) -> typer.Exit:
     return typer.Exit(status)
 
 
+@with_judge_options
 def eval_command(
     dataset: Annotated[Path, typer.Argument(help="Dataset directory (with cases/).")],
     judge: JudgeName,
@@ -114,14 +81,8 @@ def eval_command(
     = None,
     bench: Annotated[Path | None, typer.Option(
         "--bench", help="Bench directory holding <split>.txt (default DATASET/bench).")] = None,
-    skill: SkillOpt = None,
-    model: ModelOpt = None,
-    models: ModelsOpt = None,
-    base_url: BaseUrlOpt = None,
-    sandbox: SandboxOpt = "auto",
-    replay: ReplayOpt = None,
-    allow_abstain: AbstainOpt = False,
-    option: KnobsOpt = None,
+    *,
+    options: JudgeOptions,
     concurrency: ConcurrencyOpt = 4,
     run_dir: RunDirOpt = None,
     retry_errors: RetryOpt = False,
@@ -136,9 +97,7 @@ def eval_command(
     if not ds.cases_dir.is_dir():
         raise fail(f"{dataset} is not a dataset: {ds.cases_dir} does not exist")
     split_name, case_ids = resolve_split(ds, split, bench)
-    the_judge = build_or_exit(judge, judge_options(
-        skill=skill, model=model, models=models, base_url=base_url, sandbox=sandbox,
-        replay=replay, allow_abstain=allow_abstain, knobs=option))
+    the_judge = build_or_exit(judge, options)
     out = run_dir if run_dir is not None else _default_run_dir(the_judge, split_name)
     result = execute(the_judge, ds, case_ids, out, concurrency, retry_errors, progress)
     _stdout.print(metrics_table(result.summary))
@@ -199,7 +158,7 @@ def pool_dataset(pool: Path, out: Path, tasks: list[Path]) -> Dataset:
     Importing again on a rerun is deterministic (same case ids), so resume keeps working and
     trials added to the pool since are picked up.
     """
-    if (pool / "cases").is_dir():
+    if (pool / CASES_DIR).is_dir():
         return Dataset(pool)
     from judge_runner.ingest.importer import ImportOptions, OutputDirError, import_trials
     from judge_runner.ingest.report import TrialStatus
@@ -221,6 +180,7 @@ def pool_dataset(pool: Path, out: Path, tasks: list[Path]) -> Dataset:
     return Dataset(target)
 
 
+@with_judge_options
 def verdicts_command(
     pool: Annotated[Path, typer.Argument(help="Harbor trial folders (any tree) or a dataset.")],
     judge: JudgeName,
@@ -228,14 +188,8 @@ def verdicts_command(
     tasks: Annotated[list[Path] | None, typer.Option(
         "--tasks", help="Folder of task folders (<dir>/<task>/instruction.md); repeatable.")]
     = None,
-    skill: SkillOpt = None,
-    model: ModelOpt = None,
-    models: ModelsOpt = None,
-    base_url: BaseUrlOpt = None,
-    sandbox: SandboxOpt = "auto",
-    replay: ReplayOpt = None,
-    allow_abstain: AbstainOpt = False,
-    option: KnobsOpt = None,
+    *,
+    options: JudgeOptions,
     concurrency: ConcurrencyOpt = 4,
     retry_errors: RetryOpt = False,
     progress: ProgressOpt = True,
@@ -244,9 +198,7 @@ def verdicts_command(
     if not pool.exists():
         raise fail(f"pool {pool} does not exist")
     ds = pool_dataset(pool, out, list(tasks or []))
-    the_judge = build_or_exit(judge, judge_options(
-        skill=skill, model=model, models=models, base_url=base_url, sandbox=sandbox,
-        replay=replay, allow_abstain=allow_abstain, knobs=option))
+    the_judge = build_or_exit(judge, options)
     result = execute(the_judge, ds, ds.case_ids(), out, concurrency, retry_errors, progress)
     _stdout.print(metrics_table(result.summary))
     _stdout.print(f"verdicts: {out / VERDICTS_FILE}\nreport: {out / HTML_FILE}",

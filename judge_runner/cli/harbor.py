@@ -9,6 +9,8 @@ import typer
 from rich.console import Console
 
 from judge_runner.cases.dataset import Dataset
+from judge_runner.cli.case_ids import resolve_split
+from judge_runner.cli.support import fail
 from judge_runner.harbor.collect import CollectError, collect_job
 from judge_runner.harbor.export import (
     ExportError,
@@ -16,7 +18,6 @@ from judge_runner.harbor.export import (
     NetworkIsolation,
     export_tasks,
 )
-from judge_runner.runs.commands import resolve_split
 from judge_runner.runs.report import HTML_FILE, metrics_table
 from judge_runner.sandbox.engine import default_image
 from judge_runner.skills import SkillError, load_skill
@@ -28,11 +29,6 @@ harbor_app = typer.Typer(
     help="Run judge cases as Harbor trials: export tasks, collect Harbor jobs into runs.",
     no_args_is_help=True,
 )
-
-
-def _fail(message: str) -> typer.Exit:
-    _stderr.print(f"[red]error:[/] {message}", highlight=False)
-    return typer.Exit(2)
 
 
 @harbor_app.command("export")
@@ -59,18 +55,18 @@ def export_command(
     """Write one Harbor task per case: the case and JudgeSkill in the image, the label in tests/."""
     data = Dataset(dataset)
     if not data.cases_dir.is_dir():
-        raise _fail(f"{dataset} is not a dataset (no {data.cases_dir})")
+        raise fail(f"{dataset} is not a dataset (no {data.cases_dir})")
     _, case_ids = resolve_split(data, split, bench)
     try:
         judge_skill = load_skill(skill) if skill is not None else None
     except SkillError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     options = ExportOptions(image=image or default_image(), network=network,
                             agent_timeout_s=agent_timeout)
     try:
         result = export_tasks(data, case_ids, judge_skill, out, options)
     except ExportError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     for case_id, reason in sorted(result.errors.items()):
         _stderr.print(f"[yellow]skipped[/] {case_id}: {reason}", highlight=False)
     _stdout.print(f"exported {len(result.tasks)} task(s) to {out}"
@@ -94,7 +90,7 @@ def collect_command(
     try:
         result = collect_job(job_dir, out, write_reports=reports, tasks_dir=tasks)
     except CollectError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     for trial, reason in sorted(result.skipped.items()):
         _stderr.print(f"[yellow]skipped[/] {trial}: {reason}", highlight=False)
     _stdout.print(metrics_table(result.summary))

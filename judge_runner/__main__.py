@@ -1,0 +1,5 @@
+"""`python -m judge_runner`: the same as the `judge-runner` command."""
+
+from judge_runner.cli.root import main
+
+main()
