@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
@@ -47,8 +49,14 @@ def test_the_original_package_is_never_written(box: LocalSandbox, planted: Plant
     assert (planted.case_dir / "instruction.md").is_file()
 
 
+def unique_sleep() -> str:
+    """A sleep command no other process on the machine runs: the checks below count processes
+    machine-wide, and a shared machine may run this same test suite next to us."""
+    return f"sleep 3{os.getpid()}.{uuid.uuid4().int % 10**9}"
+
+
 def test_timeout_kills_the_whole_tree(box: LocalSandbox) -> None:
-    marker = "sleep 3141"
+    marker = unique_sleep()
     result = box.exec(f"{marker} & setsid {marker} & trap '' TERM; {marker}", timeout=1)
     assert result.timed_out and result.exit_code is None
     assert result.duration < 5
@@ -56,8 +64,9 @@ def test_timeout_kills_the_whole_tree(box: LocalSandbox) -> None:
 
 
 def test_background_leftovers_are_killed(box: LocalSandbox) -> None:
-    box.exec("setsid sleep 2718 >/dev/null 2>&1 & echo started")
-    assert box.exec("pgrep -fc '^sleep 2718' || true").stdout.strip() == "0"
+    marker = unique_sleep()
+    box.exec(f"setsid {marker} >/dev/null 2>&1 & echo started")
+    assert box.exec(f"pgrep -fc '^{marker}' || true").stdout.strip() == "0"
 
 
 def test_memory_rlimit(box: LocalSandbox) -> None:
