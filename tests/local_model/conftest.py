@@ -1,6 +1,7 @@
 """The local model (scripts/local-model: llama.cpp's llama-server with Qwen2.5-Coder-0.5B) for
-tests marked `local_model`: started once per test session, or reused when one already answers;
-skipped with a reason when it is not installed (CI does not install it yet: see docs/models.md)."""
+tests marked `local_model`: started once per test run and stopped after it, or reused when one
+already answers. Where it is not installed the tests skip with that reason, except in CI
+(.ci/run installs it), where a missing model is a failure."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import Dataset
-from tests.conftest import EXAMPLES, REPO
+from tests.conftest import EXAMPLES, REPO, require
 from tests.judges import casekit
 
 SCRIPT = REPO / "scripts" / "local-model"
@@ -48,8 +49,8 @@ def local_model() -> Iterator[LocalModel]:
         return
     started = subprocess.run([sys.executable, str(SCRIPT), "start"], capture_output=True,
                              text=True, timeout=START_TIMEOUT_S)
-    if started.returncode == 3:
-        pytest.skip("the local model is not installed (run scripts/local-model install)")
+    require(started.returncode != 3,
+            "the local model is not installed (run scripts/local-model install)")
     if started.returncode != 0:
         pytest.fail(f"scripts/local-model start failed:\n{started.stderr[-3000:]}")
     try:
