@@ -15,7 +15,6 @@ from typing import Any
 import anthropic
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from judge_runner import cancel
 from judge_runner.log import get_logger
 from judge_runner.models.base import ModelError, ModelRequest, ModelResponse, Usage
 from judge_runner.models.pricing import PriceTable
@@ -81,6 +80,8 @@ class AnthropicClient(WireClient):
     """
 
     _api_error = anthropic.APIError
+    _timeout_error = anthropic.APITimeoutError
+    _connection_error = anthropic.APIConnectionError
 
     def __init__(
         self,
@@ -100,7 +101,6 @@ class AnthropicClient(WireClient):
 
     # --- the Messages wire ---------------------------------------------------------------
     def _send(self, request: ModelRequest, send_temperature: bool, timeout_s: float) -> str:
-        cancel.check()
         kwargs: dict[str, Any] = {
             "model": request.model,
             "max_tokens": request.max_tokens,
@@ -124,20 +124,10 @@ class AnthropicClient(WireClient):
     def _retry_after(self, err: BaseException) -> float | None:
         return retry_after_s(err)
 
-    def _status(self, err: BaseException) -> int | None:
-        return err.status_code if isinstance(err, anthropic.APIStatusError) else None
-
-    def _describe(self, err: BaseException) -> str:
-        if isinstance(err, anthropic.APITimeoutError):
-            return "timed out (client timeout or the case's wall budget)"
-        if isinstance(err, anthropic.APIConnectionError):
-            cause = err.__cause__
-            return f"connection error: {cause or err.message}"
-        if isinstance(err, anthropic.APIStatusError):
-            kind = err.type or "error"
-            detail = err.api_message or str(err.body)[:200]
-            return self._redact(f"HTTP {err.status_code} {kind}: {detail}")
-        return self._redact(f"{type(err).__name__}: {err}")
+    def _status_detail(self, err: BaseException) -> str:
+        if not isinstance(err, anthropic.APIStatusError):
+            return str(err)
+        return f"{err.type or 'error'}: {err.api_message or str(err.body)[:200]}"
 
     def _to_response(self, request: ModelRequest, data: object, attempts: int) -> ModelResponse:
         try:

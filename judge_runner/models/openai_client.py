@@ -31,7 +31,6 @@ from urllib.parse import urlparse
 import openai
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from judge_runner import cancel
 from judge_runner.log import get_logger
 from judge_runner.models.base import ModelError, ModelRequest, ModelResponse, Usage
 from judge_runner.models.pricing import PriceTable
@@ -181,6 +180,8 @@ class OpenAIClient(WireClient):
     """
 
     _api_error = openai.APIError
+    _timeout_error = openai.APITimeoutError
+    _connection_error = openai.APIConnectionError
 
     def __init__(
         self,
@@ -205,7 +206,6 @@ class OpenAIClient(WireClient):
 
     # --- the Chat Completions wire -------------------------------------------------------
     def _send(self, request: ModelRequest, send_temperature: bool, timeout_s: float) -> str:
-        cancel.check()
         tools, tool_choice = to_chat_tools(request)
         kwargs: dict[str, Any] = {
             "model": request.model,
@@ -229,19 +229,10 @@ class OpenAIClient(WireClient):
             return parse_retry_after(err.response.headers)
         return None
 
-    def _status(self, err: BaseException) -> int | None:
-        return err.status_code if isinstance(err, openai.APIStatusError) else None
-
-    def _describe(self, err: BaseException) -> str:
-        if isinstance(err, openai.APITimeoutError):
-            return "timed out (client timeout or the case's wall budget)"
-        if isinstance(err, openai.APIConnectionError):
-            return f"connection error: {err.__cause__ or err.message}"
-        if isinstance(err, openai.APIStatusError):
-            body = err.body
-            detail = (body.get("message") if isinstance(body, dict) else None) or str(body)[:200]
-            return self._redact(f"HTTP {err.status_code}: {detail}")
-        return self._redact(f"{type(err).__name__}: {err}")
+    def _status_detail(self, err: BaseException) -> str:
+        body = err.body if isinstance(err, openai.APIStatusError) else None
+        message = body.get("message") if isinstance(body, dict) else None
+        return f"error: {message or str(body)[:200]}"
 
     def _to_response(self, request: ModelRequest, data: object, attempts: int) -> ModelResponse:
         try:

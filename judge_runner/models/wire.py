@@ -12,6 +12,7 @@ from urllib.parse import urlparse
 from pydantic import ValidationError
 from tenacity import RetryCallState
 
+from judge_runner import cancel
 from judge_runner.log import get_logger
 from judge_runner.models.base import ModelError, ModelRequest, ModelResponse
 from judge_runner.models.pricing import PriceTable, price_table
@@ -73,7 +74,9 @@ class WireClient(ABC):
     `_is_retryable`, `_retry_after`, `_status`). Thread-safe: one instance serves many cases.
     """
 
-    _api_error: type[Exception]
+    _api_error: type[Exception]  # every error the SDK raises for a call
+    _timeout_error: type[Exception]  # ... when an attempt timed out
+    _connection_error: type[Exception]  # ... when the server could not be reached
 
     def __init__(self, *, base_url: str, api_key: str, timeout_s: float,
                  retry: RetryPolicy | None, prices: PriceTable | None) -> None:
@@ -126,7 +129,7 @@ class WireClient(ABC):
         attempts = Attempts(self.retry, self.timeout_s, self._is_retryable, self._wait_for,
                             self._log_retry)
         try:
-            body = attempts.run(lambda timeout: self._send(request, send_temperature, timeout))
+            body = attempts.run(lambda timeout: self._attempt(request, send_temperature, timeout))
         except self._api_error as err:
             raise self._failure(err, attempts.made) from None
         try:
@@ -147,15 +150,15 @@ class WireClient(ABC):
     @abstractmethod
     def _send(self, request: ModelRequest, send_temperature: bool, timeout_s: float) -> str:
         """One attempt with `timeout_s`; returns the 200 body. SDK errors propagate to the
-        retry loop; a cancelled run raises Cancelled before sending."""
+        retry loop."""
 
     @abstractmethod
     def _to_response(self, request: ModelRequest, data: object, attempts: int) -> ModelResponse:
         """The parsed 200 body as a ModelResponse, or ModelCallError when it is not one."""
 
     @abstractmethod
-    def _describe(self, err: BaseException) -> str:
-        """An SDK error in words, already redacted."""
+    def _status_detail(self, err: BaseException) -> str:
+        """What a server's error answer says (its error kind and message), before redaction."""
 
     @abstractmethod
     def _is_retryable(self, err: BaseException) -> bool: ...
@@ -164,10 +167,28 @@ class WireClient(ABC):
     def _retry_after(self, err: BaseException) -> float | None:
         """The wait the server asked for (`retry-after`), if any."""
 
-    @abstractmethod
-    def _status(self, err: BaseException) -> int | None: ...
-
     # --- shared ----------------------------------------------------------------------------
+    def _attempt(self, request: ModelRequest, send_temperature: bool, timeout_s: float) -> str:
+        cancel.check()  # a cancelled run sends nothing more
+        return self._send(request, send_temperature, timeout_s)
+
+    @staticmethod
+    def _status(err: BaseException) -> int | None:
+        """The HTTP status of a server's error answer (None for network errors)."""
+        status = getattr(err, "status_code", None)
+        return status if isinstance(status, int) else None
+
+    def _describe(self, err: BaseException) -> str:
+        """An SDK error in words, redacted."""
+        if isinstance(err, self._timeout_error):
+            return "timed out (client timeout or the case's wall budget)"
+        if isinstance(err, self._connection_error):
+            return f"connection error: {err.__cause__ or getattr(err, 'message', err)}"
+        status = self._status(err)
+        if status is not None:
+            return self._redact(f"HTTP {status} {self._status_detail(err)}")
+        return self._redact(f"{type(err).__name__}: {err}")
+
     def _wait_for(self, err: BaseException, attempt_number: int) -> float:
         asked = self._retry_after(err)
         if asked is not None:
