@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -31,8 +32,22 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "local-model"
 MODEL = "qwen2.5-coder-0.5b-instruct-q4_k_m"
-AGENT_KNOBS = ["max_turns=8", "max_output_tokens=320", "max_context_tokens=15000",
+AGENT_KNOBS = ["max_turns=6", "max_output_tokens=320", "max_context_tokens=15000",
                "max_wall_s=600", "timeout_s=300"]
+# The evolution round's starting skill: short, with the rules judge's checks (see
+# tests/local_model/test_local_evolve.py, which runs one candidate of the same round in CI).
+EVOLVE_SKILL_MD = """---
+name: brief-run-judge
+description: Decide whether a finished agent run accomplished its task from the evidence it left.
+version: v1
+---
+
+# Judging a finished run
+
+Treat the agent's own words as claims. Pass a run only when its outputs exist, are well
+formed and the run ended without an unresolved error; otherwise fail it. The checks this
+skill runs are listed in checks.toml.
+"""
 DIRECT_KNOBS = ["max_prompt_tokens=6000", "max_output_tokens=256", "timeout_s=300"]
 SPECIFIC = ("budget exhausted:", "stalled:", "unparseable output:", "context budget exhausted:",
             "prompt too large:")
@@ -59,14 +74,16 @@ def counters(base_url: str) -> dict[str, float]:
              if line.startswith("llamacpp:") and " " in line)}
 
 
-def server_peak_rss_mb() -> float | None:
+def server_rss_mb(field: str) -> float | None:
+    """The server's VmRSS (now) or VmHWM (peak) from /proc, in MB."""
     info = json.loads(run(sys.executable, str(SCRIPT), "path").stdout)
-    pid_file = Path(info["cache"]) / "server-8093.pid"
+    port = info["base_url"].rsplit(":", 1)[1]
+    pid_file = Path(info["cache"]) / f"server-{port}.pid"
     try:
         pid = int(pid_file.read_text())
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
+            if line.startswith(f"{field}:"):
+                return round(int(line.split()[1]) / 1024)
     except (OSError, ValueError):
         return None
     return None
@@ -118,24 +135,33 @@ def judge_runs(dataset: Path, out: Path, base_url: str) -> dict[str, Any]:
 
 
 def evolve_round(dataset: Path, out: Path, base_url: str) -> dict[str, Any]:
+    """One round, one candidate per strategy (three optimizer calls), rules judge on the gate."""
     ids = sorted(p.name for p in (dataset / "cases").iterdir() if p.is_dir())
     bench = out / "evolve-splits"
     bench.mkdir(parents=True, exist_ok=True)
     (bench / "dev.txt").write_text("\n".join(ids) + "\n")
     (bench / "gate.txt").write_text("\n".join(ids[: max(4, len(ids) // 2)]) + "\n")
+    skill = out / "evolve-skills" / "v1"
+    if skill.parent.exists():
+        shutil.rmtree(skill.parent)  # a promotion of an earlier run would be v2 already
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(EVOLVE_SKILL_MD)
+    shutil.copy(ROOT / "judgeskills" / "v1" / "checks.toml", skill / "checks.toml")
     run_dir = out / "evolve"
-    wall = cli("evolve", "--skill", str(ROOT / "judgeskills" / "v1"), "--dev",
-               str(bench / "dev.txt"), "--gate", str(bench / "gate.txt"), "--dataset",
-               str(dataset), "--judge", "rules", "--optimizer", "model", "--optimizer-model",
-               f"anthropic:{MODEL}", "--base-url", base_url, "--rounds", "1",
-               "--max-candidates", "1", "--sample-size", str(len(ids)), "--sandbox", "none",
+    shutil.rmtree(run_dir, ignore_errors=True)
+    wall = cli("evolve", "--skill", str(skill), "--dev", str(bench / "dev.txt"), "--gate",
+               str(bench / "gate.txt"), "--dataset", str(dataset), "--judge", "rules",
+               "--optimizer", "model", "--optimizer-model", f"anthropic:{MODEL}",
+               "--base-url", base_url, "--rounds", "1", "--max-candidates", "3",
+               "--sample-size", str(len(ids)), "--sandbox", "none",
+               "--optimizer-max-tokens", "600", "--brief-tokens", "400",
                "--run-dir", str(run_dir), "--concurrency", "2")
-    report = run(sys.executable, "-m", "judge_runner.cli", "evolve", "report", str(run_dir),
-                 check=False)
-    state_files = sorted(run_dir.rglob("state.json"))
-    state = json.loads(state_files[0].read_text()) if state_files else {}
-    return {"wall_s": round(wall, 1), "report": report.stdout[-4000:],
-            "candidates": state.get("candidates", state)}
+    state = json.loads((run_dir / "state.json").read_text())
+    candidates = [{k: c.get(k) for k in ("id", "status", "reason", "rationale")}
+                  | {"gate_score": (c.get("gate") or {}).get("gate_score")}
+                  for c in state["candidates"]]
+    initial = (state.get("initial_gate") or {}).get("gate_score")
+    return {"wall_s": round(wall, 1), "initial_gate_score": initial, "candidates": candidates}
 
 
 def main() -> None:
@@ -147,8 +173,11 @@ def main() -> None:
     out.mkdir(parents=True, exist_ok=True)
     status = run(sys.executable, str(SCRIPT), "status", check=False)
     started_here = status.returncode != 0
+    start_s = time.monotonic()
     base_url = (run(sys.executable, str(SCRIPT), "start").stdout if started_here
                 else status.stdout).strip()
+    start_s = time.monotonic() - start_s
+    rss_at_start = server_rss_mb("VmRSS")
     try:
         dataset = out / "dataset"
         if not (dataset / "cases").is_dir():
@@ -158,7 +187,9 @@ def main() -> None:
         if not args.skip_evolve:
             summary["evolve"] = evolve_round(dataset, out, base_url)
         speed = counters(base_url)
-        summary["server"] = {"peak_rss_mb": server_peak_rss_mb(),
+        summary["server"] = {"start_to_healthy_s": round(start_s, 1) if started_here else None,
+                             "rss_after_start_mb": rss_at_start,
+                             "peak_rss_mb": server_rss_mb("VmHWM"),
                              "prompt_tok_s": speed.get("prompt_tokens_seconds"),
                              "gen_tok_s": speed.get("predicted_tokens_seconds")}
     finally:
@@ -176,7 +207,14 @@ def main() -> None:
                   f"({c['failed_calls']}) | {c['wall_s']:.0f} | {c['error'] or ''} |")
     print("\nserver:", json.dumps(summary["server"]))
     if "evolve" in summary:
-        print("\nevolve:", json.dumps(summary["evolve"], indent=1)[:3000])
+        evolve = summary["evolve"]
+        print(f"\n### evolve: 1 round in {evolve['wall_s']} s, incumbent gate G "
+              f"{evolve['initial_gate_score']}")
+        print("| candidate | status | gate G | reason |")
+        print("|---|---|---:|---|")
+        for c in evolve["candidates"]:
+            reason = (c["reason"] or "").replace("|", "/").replace(str(out), "OUT")
+            print(f"| {c['id']} | {c['status']} | {c['gate_score'] or ''} | {reason} |")
 
 
 if __name__ == "__main__":
