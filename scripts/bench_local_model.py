@@ -2,8 +2,8 @@
 
     .venv/bin/python scripts/bench_local_model.py [--out out/bench-local] [--skip-evolve]
 
-Needs `scripts/local-model install` (it starts the server when none answers, and stops it
-again if it started it). Runs, each through the CLI against the local llama-server:
+Needs `scripts/local-model install`; starts a server of its own (--port, default 8095) and stops
+it at the end. Runs, each through the CLI against that llama-server:
 
 1. `eval --judge agent` (skill v1, bounded turns and output) and `eval --judge direct` on every
    bundled example case: every case must end as pass, fail or a specific error; prints per-case
@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -168,14 +169,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "out" / "bench-local")
     parser.add_argument("--skip-evolve", action="store_true")
+    parser.add_argument("--port", type=int, default=8095,
+                        help="port of the server this benchmark starts (and stops)")
     args = parser.parse_args()
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    status = run(sys.executable, str(SCRIPT), "status", check=False)
-    started_here = status.returncode != 0
+    # A server of its own: nobody else's requests in its counters, start and memory measured.
+    os.environ["JR_MODEL_PORT"] = str(args.port)
+    if run(sys.executable, str(SCRIPT), "status", check=False).returncode == 0:
+        sys.exit(f"a server already answers on port {args.port}; pick another --port")
     start_s = time.monotonic()
-    base_url = (run(sys.executable, str(SCRIPT), "start").stdout if started_here
-                else status.stdout).strip()
+    base_url = run(sys.executable, str(SCRIPT), "start").stdout.strip()
     start_s = time.monotonic() - start_s
     rss_at_start = server_rss_mb("VmRSS")
     try:
@@ -187,14 +191,13 @@ def main() -> None:
         if not args.skip_evolve:
             summary["evolve"] = evolve_round(dataset, out, base_url)
         speed = counters(base_url)
-        summary["server"] = {"start_to_healthy_s": round(start_s, 1) if started_here else None,
+        summary["server"] = {"start_to_healthy_s": round(start_s, 1),
                              "rss_after_start_mb": rss_at_start,
                              "peak_rss_mb": server_rss_mb("VmHWM"),
                              "prompt_tok_s": speed.get("prompt_tokens_seconds"),
                              "gen_tok_s": speed.get("predicted_tokens_seconds")}
     finally:
-        if started_here:
-            run(sys.executable, str(SCRIPT), "stop", check=False)
+        run(sys.executable, str(SCRIPT), "stop", check=False)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     for name, result in summary["judges"].items():
         print(f"\n### {name}: {len(result['cases'])} cases in {result['wall_s']} s")
