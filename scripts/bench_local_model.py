@@ -8,11 +8,12 @@ it at the end. Runs, each through the CLI against that llama-server:
 1. `eval --judge agent` (skill v1, bounded turns and output) and `eval --judge direct` on every
    bundled example case: every case must end as pass, fail or a specific error; prints per-case
    turns, tokens, wall time and the decisions (quality is poor by design: a 0.5B model);
-2. a `multi` panel of the same model over the Messages and the Chat Completions wire;
-3. one bounded `evolve` round with the local model as optimizer and the rules judge on a
+2. one bounded `evolve` round with the local model as optimizer and the rules judge on a
    small gate: the real rewrite goes through candidate validation and the gate, and is
    promoted or rejected with its recorded reason;
-4. the server's peak memory and its prompt/generation speed from its own counters.
+3. a `multi` panel of the same model over the Messages and the Chat Completions wire, on one
+   case of each task;
+4. the server's start time, memory and its prompt/generation speed from its own counters.
 
 Writes `summary.json` into --out and prints a markdown summary for docs/benchmarks.md.
 """
@@ -111,28 +112,40 @@ def cases_of(run_dir: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def judge_runs(dataset: Path, out: Path, base_url: str) -> dict[str, Any]:
-    results: dict[str, Any] = {}
-    agent = ["--judge", "agent", "--skill", str(ROOT / "judgeskills" / "v1"), "--model",
-             f"anthropic:{MODEL}", "--sandbox", "docker", "-c", "1",
-             *[x for k in AGENT_KNOBS for x in ("-o", k)]]
-    direct = ["--judge", "direct", "--model", f"openai:{MODEL}", "-c", "1",
-              *[x for k in DIRECT_KNOBS for x in ("-o", k)]]
-    panel = ["--judge", "multi", "--models", f"anthropic:{MODEL},openai:{MODEL}", "-c", "1",
-             *[x for k in DIRECT_KNOBS for x in ("-o", k)]]
-    for name, args in (("agent", agent), ("direct", direct), ("multi", panel)):
-        run_dir = out / f"run-{name}"
-        before = counters(base_url)
-        wall = cli("eval", str(dataset), *args, "--base-url", base_url, "--run-dir",
-                   str(run_dir), "--no-progress")
-        after = counters(base_url)
-        results[name] = {
-            "wall_s": round(wall, 1), "cases": cases_of(run_dir),
-            "server_prompt_tokens": after["prompt_tokens_total"] - before["prompt_tokens_total"],
-            "server_output_tokens": after["tokens_predicted_total"]
-            - before["tokens_predicted_total"],
-        }
-    return results
+def one_case_per_task(dataset: Path, out: Path) -> Path:
+    """A split with the first case of each task: the panel makes two calls per case."""
+    first: dict[str, str] = {}
+    for case in sorted((dataset / "cases").iterdir()):
+        task = json.loads((case / "case.json").read_text())["task"]
+        first.setdefault(task, case.name)
+    split = out / "panel-split.txt"
+    split.write_text("\n".join(first.values()) + "\n")
+    return split
+
+
+def judge_run(name: str, dataset: Path, out: Path, base_url: str) -> dict[str, Any]:
+    """One `eval` through the CLI; a rerun resumes the cases its run directory already holds."""
+    args = {
+        "agent": ["--judge", "agent", "--skill", str(ROOT / "judgeskills" / "v1"), "--model",
+                  f"anthropic:{MODEL}", "--sandbox", "docker",
+                  *[x for k in AGENT_KNOBS for x in ("-o", k)]],
+        "direct": ["--judge", "direct", "--model", f"openai:{MODEL}",
+                   *[x for k in DIRECT_KNOBS for x in ("-o", k)]],
+        "multi": ["--judge", "multi", "--models", f"anthropic:{MODEL},openai:{MODEL}",
+                  "--split", str(one_case_per_task(dataset, out)),
+                  *[x for k in DIRECT_KNOBS for x in ("-o", k)]],
+    }[name]
+    run_dir = out / f"run-{name}"
+    before = counters(base_url)
+    wall = cli("eval", str(dataset), *args, "-c", "1", "--base-url", base_url, "--run-dir",
+               str(run_dir), "--no-progress")
+    after = counters(base_url)
+    return {
+        "wall_s": round(wall, 1), "cases": cases_of(run_dir),
+        "server_prompt_tokens": after["prompt_tokens_total"] - before["prompt_tokens_total"],
+        "server_output_tokens": after["tokens_predicted_total"]
+        - before["tokens_predicted_total"],
+    }
 
 
 def evolve_round(dataset: Path, out: Path, base_url: str) -> dict[str, Any]:
@@ -187,9 +200,12 @@ def main() -> None:
         if not (dataset / "cases").is_dir():
             cli("import", str(ROOT / "bench/examples/trials"), "--tasks",
                 str(ROOT / "bench/examples/tasks"), "--out", str(dataset))
-        summary: dict[str, Any] = {"judges": judge_runs(dataset, out, base_url)}
+        summary: dict[str, Any] = {"judges": {}}
+        for name in ("agent", "direct"):
+            summary["judges"][name] = judge_run(name, dataset, out, base_url)
         if not args.skip_evolve:
             summary["evolve"] = evolve_round(dataset, out, base_url)
+        summary["judges"]["multi"] = judge_run("multi", dataset, out, base_url)
         speed = counters(base_url)
         summary["server"] = {"start_to_healthy_s": round(start_s, 1),
                              "rss_after_start_mb": rss_at_start,
