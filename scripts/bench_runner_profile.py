@@ -46,8 +46,8 @@ from judge_runner.judges.base import Decision
 from judge_runner.judges.registry import JudgeOptions
 from judge_runner.runs.runner import run_eval
 from judge_runner.sandbox import install_cleanup_hooks
+from tests import casebuilder
 from tests.fakeapi import FakeMessagesServer, Reply, Slow
-from tests.judges import casekit
 from tests.judges.sessions import bash, inspection, plan, verdict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,7 +97,7 @@ def responder(scripts: dict[str, list[Reply]], delays: dict[str, list[float]]) -
 
 def profile(work: Path, n_cases: int, turns: int, concurrency: int, seed: int) -> dict[str, Any]:
     totals = {f"case-{i:03d}": 42 if i % 2 else 40 for i in range(n_cases)}
-    ds = casekit.build_dataset(work / f"ds-c{concurrency}", totals)
+    ds = casebuilder.summing_dataset(work / f"ds-c{concurrency}", totals)
     for path in [ds.root, *ds.root.rglob("*")]:
         path.chmod(0o755 if path.is_dir() else 0o644)
     ids = sorted(totals)

@@ -85,10 +85,10 @@ def path_size(path: Path) -> str:
 
 
 def synthetic_dataset(root: Path, n: int, steps: int) -> Path:
-    from tests.judges.casekit import build_dataset
+    from tests.casebuilder import summing_dataset
 
     totals = {f"case-{i:03d}": 42 if i % 3 else 41 for i in range(n)}
-    return build_dataset(root, totals, filler_steps=steps).root
+    return summing_dataset(root, totals, filler_steps=steps).root
 
 
 def main() -> None:

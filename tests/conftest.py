@@ -6,8 +6,10 @@ user's machine, but in CI (CI=true) a missing prerequisite is a failure, never a
 
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,11 +31,15 @@ def require(condition: bool, reason: str) -> None:
     pytest.skip(reason)
 
 
+def docker_sdk() -> Any:
+    """The docker SDK module, imported by name: the repository's own docker/ folder (the image
+    definitions) shadows it for mypy run from the repository root."""
+    return importlib.import_module("docker")
+
+
 def docker_available() -> bool:
     try:
-        import docker
-
-        client = docker.from_env(timeout=5)
+        client = docker_sdk().from_env(timeout=5)
         client.ping()
         client.close()
         return True

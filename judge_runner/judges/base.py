@@ -119,7 +119,11 @@ class Verdict(BaseModel):
 class Judge(Protocol):
     """A judge of one case at a time. Implementations must be safe to call from several threads."""
 
-    name: str
+    @property
+    def name(self) -> str:
+        """The judge's name, as recorded in verdicts and the run store (read-only: judges are
+        frozen dataclasses or classes with a fixed name)."""
+        ...
 
     def config(self) -> dict[str, Any]:
         """Everything that changes verdicts (model, skill hash, knobs); identifies a run."""

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases.folder import NotACaseFolderError, case_folder
-from tests.runs.casebuild import mixed_specs, write_dataset
+from tests.casebuilder import answer_dataset, mixed_answers
 
 
 def test_a_case_folder_and_a_link_to_one_are_accepted(tmp_path: Path) -> None:
-    root = write_dataset(tmp_path / "ds", mixed_specs(1))
+    root = answer_dataset(tmp_path / "ds", mixed_answers(1))
     case_dir = root / "cases" / "case-000"
     assert case_folder(case_dir).root == case_dir.resolve()
     (tmp_path / "link").symlink_to(case_dir)
@@ -19,7 +19,7 @@ def test_a_case_folder_and_a_link_to_one_are_accepted(tmp_path: Path) -> None:
 
 
 def test_a_link_is_judged_by_where_it_leads(tmp_path: Path) -> None:
-    root = write_dataset(tmp_path / "ds", mixed_specs(1))
+    root = answer_dataset(tmp_path / "ds", mixed_answers(1))
     (root / "evidence" / "case-000").mkdir(parents=True)
     disguised = root / "cases" / "case-001"
     disguised.symlink_to(root / "evidence" / "case-000")
@@ -28,7 +28,7 @@ def test_a_link_is_judged_by_where_it_leads(tmp_path: Path) -> None:
 
 
 def test_a_case_json_link_is_refused(tmp_path: Path) -> None:
-    root = write_dataset(tmp_path / "ds", mixed_specs(2))
+    root = answer_dataset(tmp_path / "ds", mixed_answers(2))
     folder = root / "cases" / "case-001"
     (folder / "case.json").unlink()
     (folder / "case.json").symlink_to(root / "cases" / "case-000" / "case.json")

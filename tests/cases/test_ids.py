@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judge_runner.cases.ids import MAX_CASE_ID_BYTES, case_id_problem, is_case_id
-from judge_runner.ingest.importer import case_id_for
+from judge_runner.ingest import case_id_for
 
 
 @pytest.mark.parametrize("text", ["case-a", "c1", "xlsx-report__0123456789", "A.b_c-9",

@@ -12,8 +12,8 @@ import pytest
 from judge_runner.cases import CasePackage, ValidationLimits, validate_dataset
 from judge_runner.cases.validate import package_problems
 from judge_runner.ingest import ImportOptions, import_trials
+from tests import casebuilder
 from tests.conftest import EXAMPLES
-from tests.judges import casekit
 
 
 @pytest.fixture(scope="module")
@@ -138,9 +138,9 @@ def test_missing_dataset_raises(tmp_path: Path) -> None:
 
 
 def test_package_problems_flag_an_artifact_reaching_the_labels(tmp_path: Path) -> None:
-    ds = casekit.build_dataset(tmp_path / "ds", {"c-fail": 41, "c-pass": 42})
+    ds = casebuilder.summing_dataset(tmp_path / "ds", {"c-fail": 41, "c-pass": 42})
     assert package_problems(ds.case("c-pass"), ds.root) == []
-    casekit.point_artifact_at(ds.case("c-fail").root, "../../../labels.jsonl")
+    casebuilder.point_artifact_at(ds.case("c-fail").root, "../../../labels.jsonl")
     problems = package_problems(ds.case("c-fail"), ds.root)
     assert [(p.field, p.message) for p in problems] == [
         ("case.json:artifacts.0", "stored_as '../../../labels.jsonl' is not a file inside "

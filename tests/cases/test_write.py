@@ -15,8 +15,6 @@ from judge_runner.cases import (
     Label,
     LabelRecord,
     Source,
-    Step,
-    StepKind,
     Termination,
     TerminationStatus,
     Trajectory,
@@ -26,26 +24,34 @@ from judge_runner.cases import (
 )
 from judge_runner.cases.write import case_stats, label_line, trajectory_json
 from judge_runner.ingest import ImportOptions, import_trials
-from tests.checklist import cases as checklist_cases
+from tests.casebuilder import (
+    GOOD_RUN,
+    answer_dataset,
+    bash,
+    build_case,
+    dev_pool,
+    mixed_answers,
+    mixed_certainty_dataset,
+    msg,
+    numbered,
+    skill,
+    summing_dataset,
+    write,
+)
+from tests.checklist.helpers import write_runs
 from tests.conftest import EXAMPLES
-from tests.evolve.pool import build_pool
-from tests.judges import casekit
-from tests.judges.rules.builder import GOOD_RUN, build_case
-from tests.runs.casebuild import mixed_specs, write_dataset
+from tests.view.runs import hostile_dataset
 
 SOURCE = Source(trial_path="trials/c1", trial_name="c1", transcript_format="test")
 
 
 def _trajectory(case_id: str = "c1") -> Trajectory:
-    steps = [
-        Step(index=0, kind=StepKind.ASSISTANT_MESSAGE, text="Writing the report."),
-        Step(index=1, kind=StepKind.SKILL_USE, tool="Skill", skill="docs", text="Be brief."),
-        Step(index=2, kind=StepKind.TOOL_CALL, tool="Write", tool_use_id="t1",
-             arguments={"file_path": "/root/report.md", "content": "né"}, output="ok",
-             files_touched=["/root/report.md"]),
-        Step(index=3, kind=StepKind.TOOL_CALL, tool="Bash", tool_use_id="t2",
-             arguments={"command": "false"}, output="exit 1", is_error=True, exit_code=1),
-    ]
+    steps = numbered([
+        msg("Writing the report."),
+        skill("docs", "Be brief."),
+        write("/root/report.md", "né", output="ok", tool_use_id="t1"),
+        bash("false", "exit 1", exit_code=1, tool_use_id="t2"),
+    ])
     return Trajectory(case_id=case_id, source_format="test", steps=steps, final_message="Done.",
                       termination=Termination(status=TerminationStatus.COMPLETED))
 
@@ -126,12 +132,14 @@ def test_rendering_and_stats_are_the_importers(tmp_path: Path) -> None:
 
 def test_every_test_dataset_builder_writes_valid_packages(tmp_path: Path) -> None:
     built = [
-        write_dataset(tmp_path / "runs", mixed_specs(6)),
-        casekit.build_dataset(tmp_path / "judges", {"a": 42, "b": 41}, filler_steps=3).root,
-        checklist_cases.write_dataset(tmp_path / "checklist"),
-        build_pool(tmp_path / "evolve", n_tasks=2, per_task=4, gate_fail=2, gate_pass=1)[0],
+        answer_dataset(tmp_path / "runs", mixed_answers(6)),
+        summing_dataset(tmp_path / "judges", {"a": 42, "b": 41}, filler_steps=3).root,
+        write_runs(tmp_path / "checklist"),
+        dev_pool(tmp_path / "evolve", n_tasks=2, per_task=4, gate_fail=2, gate_pass=1)[0],
         build_case(tmp_path / "rules", GOOD_RUN, artifacts={"/root/out.json": b'{"total": 6}'})
         .root.parent.parent,
+        mixed_certainty_dataset(tmp_path / "mixed"),
+        hostile_dataset(tmp_path / "hostile").root,
     ]
     for root in built:
         assert validate_dataset(root) == [], root

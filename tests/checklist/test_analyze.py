@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge_runner.cases.models import Label as Outcome
+from judge_runner.cases import Label as Outcome
 from judge_runner.checklist.analyze import (
     HumanPreference,
     PairRun,

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from judge_runner.cases.dataset import Dataset
+from judge_runner.cases import Dataset
 from judge_runner.checklist.evidence import load_log
 from judge_runner.checklist.models import Checklist, read_checklist
 from judge_runner.checklist.outcome import ENDPOINT_ID

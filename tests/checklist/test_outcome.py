@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge_runner.cases.models import Label as Outcome
+from judge_runner.cases import Label as Outcome
 from judge_runner.checklist.models import Checklist, ItemJudgment, JudgmentSource, Label
 from judge_runner.checklist.outcome import ENDPOINT_ID, OutcomeError, apply_outcome
 from tests.checklist.helpers import good_items, make_checklist

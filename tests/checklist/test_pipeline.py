@@ -18,8 +18,7 @@ from judge_runner.checklist.synth import SynthPayload, to_checklist
 from judge_runner.checklist.tasks import load_task
 from judge_runner.cli import app
 from judge_runner.jsonl import read_dicts
-from tests.checklist.cases import EVIDENCE_MARKER, TASK, trace_texts, write_dataset
-from tests.checklist.helpers import write_task
+from tests.checklist.helpers import EVIDENCE_MARKER, TASK, trace_texts, write_runs, write_task
 from tests.fakeapi.server import (
     FakeMessagesServer,
     HttpError,
@@ -89,7 +88,7 @@ def setup(tmp_path: Path) -> tuple[Path, Path]:
     task = write_task(tasks, TASK)
     (task / "solution").mkdir()
     (task / "solution" / "solve.sh").write_text(f"echo {SOLUTION_MARKER}\n", encoding="utf-8")
-    return tasks, write_dataset(tmp_path / "data")
+    return tasks, write_runs(tmp_path / "data")
 
 
 def invoke(*args: str) -> Any:

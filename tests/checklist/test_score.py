@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases.dataset import Dataset
+from judge_runner.cases import Dataset
 from judge_runner.checklist.evidence import (
     ExecutionLog,
     decisive_number,
@@ -22,15 +22,13 @@ from judge_runner.checklist.models import (
     write_checklist,
 )
 from judge_runner.checklist.score import ChecklistScorer, render_log
-from judge_runner.models.anthropic_client import AnthropicClient
-from judge_runner.models.retry import RetryPolicy
-from tests.checklist.cases import write_dataset
-from tests.checklist.helpers import good_items, make_checklist
+from judge_runner.models import AnthropicClient, RetryPolicy
+from tests.checklist.helpers import good_items, make_checklist, write_runs
 from tests.fakeapi.server import FakeMessagesServer, http_error, reply, tool_use
 
 
 def _log(tmp_path: Path, case: str = "a-without") -> ExecutionLog:
-    return load_log(Dataset(write_dataset(tmp_path / "d")).case(case))
+    return load_log(Dataset(write_runs(tmp_path / "d")).case(case))
 
 
 def test_uncited_and_missing_judgments_abstain(fake_api: FakeMessagesServer,
@@ -138,7 +136,7 @@ def test_an_artifact_pointing_outside_the_package_is_never_shown(tmp_path: Path)
     """case.json is data: a stored_as that climbs out to the labels is not read into the log."""
     from judge_runner.cases import ArtifactProvenance, ArtifactRecord, CasePackage
 
-    root = write_dataset(tmp_path / "d")
+    root = write_runs(tmp_path / "d")
     case_dir = root / "cases" / "a-without"
     secret = "LABEL-LINE-THAT-MUST-NOT-SHOW"
     (root / "labels.jsonl").write_text(secret + "\n")

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import os
 import re
-import time
 from pathlib import Path
 from typing import Any
 
 from judge_runner.cases import CasePackage
-from judge_runner.judges.base import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
+from judge_runner.judges import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import JudgeOptions
-from judge_runner.models.base import Usage
+from judge_runner.models import Usage
 from judge_runner.skills.model import hash_directory
+from tests.runs.scripted_judge import logged_answer
 
 _RULE = re.compile(r"^- fail-on: (\S+)\s*$", re.MULTILINE)
 
@@ -34,20 +34,15 @@ class SkillJudge:
         self.skill_hash = hash_directory(skill)
         self.signals = sorted(set(_RULE.findall((skill / "SKILL.md").read_text("utf-8"))))
         self.latency = latency
-        self.calls_log = os.environ.get("JR_TEST_CALLS_LOG")
+        calls_log = os.environ.get("JR_TEST_CALLS_LOG")
+        self.calls_log = Path(calls_log) if calls_log else None
 
     def config(self) -> dict[str, Any]:
         return {"skill_hash": self.skill_hash}
 
     def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
-        if self.calls_log:
-            fd = os.open(self.calls_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                os.write(fd, f"{self.skill_hash[:16]} {case.id}\n".encode())
-            finally:
-                os.close(fd)
-        time.sleep(self.latency)
-        answer = (case.artifacts_dir / "answer.txt").read_text(encoding="utf-8").strip()
+        answer = logged_answer(case, self.calls_log, f"{self.skill_hash[:16]} {case.id}",
+                               self.latency)
         hit = next((s for s in self.signals if s in answer), None)
         plan = Plan(
             items=[

@@ -8,10 +8,11 @@ import json
 import re
 from pathlib import Path
 
-from judge_runner.evolve.state import CandidateStatus, EvolveConfig
+from judge_runner.evolve.state import CandidateStatus
 from judge_runner.judges import Judge
 from judge_runner.judges.registry import JudgeOptions, build_judge
-from tests.evolve.pool import build_pool, model_evolution, write_skill
+from tests.casebuilder import dev_pool
+from tests.evolve.helpers import model_evolution, write_skill
 from tests.evolve.test_loop import rewriting_optimizer
 from tests.fakeapi.server import FakeMessagesServer, ReceivedRequest, Reply, reply, tool_use
 
@@ -89,7 +90,8 @@ def test_agent_judge_evolution_keeps_evidence_offline(
     tmp_path: Path, fake_api: FakeMessagesServer
 ) -> None:
     fake_api.responder = route
-    dataset_dir, dev, gate = build_pool(tmp_path, n_tasks=2, per_task=8, gate_fail=4, gate_pass=2)
+    pool = dev_pool(tmp_path, n_tasks=2, per_task=8, gate_fail=4, gate_pass=2)
+    dataset_dir = pool[0]
     skill = write_skill(tmp_path / "judgeskills")
     run_dir = tmp_path / "evolve"
 
@@ -101,23 +103,11 @@ def test_agent_judge_evolution_keeps_evidence_offline(
             ),
         )
 
-    config = EvolveConfig(
-        dataset=str(dataset_dir),
-        skill=str(skill),
-        judge="agent",
-        judge_model="fake-judge",
-        optimizer="model",
-        optimizer_model="fake-optimizer",
-        base_url=fake_api.base_url,
-        sandbox="local",
-        dev_ids=dev,
-        gate_ids=gate,
-        rounds=1,
-        sample_size=6,
-        seed=5,
-        concurrency=2,
-    )
-    state = model_evolution(config, run_dir, make_judge, fake_api.base_url).run()
+    state = model_evolution(
+        pool, skill, run_dir, make_judge, fake_api.base_url, judge="agent",
+        judge_model="fake-judge", base_url=fake_api.base_url, sandbox="local", rounds=1,
+        sample_size=6, seed=5,
+    ).run()
 
     assert [c.status for c in state.candidates] == [CandidateStatus.PROMOTED]
     assert state.initial_gate is not None and state.incumbent_gate is not None

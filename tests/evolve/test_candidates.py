@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge_runner.evolve.candidates import MAX_SKILL_MD_CHARS, LeakageGuard, validate_candidate
-from tests.evolve.pool import SKILL_MD
+from tests.evolve.helpers import SKILL_MD
 
 EVIDENCE = "AssertionError: expected 42.17 in /root/output.csv row 3, found 41.00 instead"
 GUARD = LeakageGuard.build(

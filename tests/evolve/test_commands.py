@@ -10,7 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from tests.evolve.pool import build_pool, write_skill
+from tests.casebuilder import dev_pool
+from tests.evolve.helpers import write_skill
 from tests.evolve.test_loop import rewriting_optimizer
 from tests.fakeapi.server import FakeMessagesServer
 
@@ -18,7 +19,7 @@ CLI = [sys.executable, "-m", "judge_runner.cli"]
 
 
 def setup(tmp: Path) -> tuple[Path, Path, Path, Path]:
-    dataset, dev, gate = build_pool(tmp)
+    dataset, dev, gate = dev_pool(tmp)
     splits = tmp / "splits"
     splits.mkdir()
     (splits / "dev.txt").write_text("\n".join(dev) + "\n")

@@ -12,10 +12,11 @@ import pytest
 
 from judge_runner.evolve.loop import Evolution
 from judge_runner.evolve.optimizer import ModelOptimizer, ProposalRequest
-from judge_runner.evolve.state import CandidateStatus, EvolveConfig, EvolveState, Strategy
-from judge_runner.models.anthropic_client import AnthropicClient
-from judge_runner.skills.lineage import load_lineage
-from tests.evolve.pool import build_pool, model_evolution, write_skill
+from judge_runner.evolve.state import CandidateStatus, EvolveState, Strategy
+from judge_runner.models import AnthropicClient
+from judge_runner.skills import load_lineage
+from tests.casebuilder import dev_pool
+from tests.evolve.helpers import model_evolution, write_skill
 from tests.evolve.skill_judge import SkillJudge
 from tests.fakeapi.server import FakeMessagesServer, ReceivedRequest, Reply, reply, tool_use
 
@@ -36,22 +37,9 @@ def rewriting_optimizer(request: ReceivedRequest) -> Reply:
 
 
 def make_evolution(tmp: Path, server: FakeMessagesServer, rounds: int = 2) -> Evolution:
-    dataset_dir, dev, gate = build_pool(tmp)
-    skill = write_skill(tmp / "judgeskills")
-    config = EvolveConfig(
-        dataset=str(dataset_dir),
-        skill=str(skill),
-        judge="skill-test",
-        optimizer="model",
-        optimizer_model="fake-optimizer",
-        dev_ids=dev,
-        gate_ids=gate,
-        rounds=rounds,
-        sample_size=20,
-        seed=7,
-        concurrency=2,
-    )
-    return model_evolution(config, tmp / "evolve", SkillJudge, server.base_url)
+    return model_evolution(dev_pool(tmp), write_skill(tmp / "judgeskills"), tmp / "evolve",
+                           SkillJudge, server.base_url, judge="skill-test", rounds=rounds,
+                           sample_size=20, seed=7)
 
 
 def test_good_rewrite_is_promoted_and_harmful_one_rejected(

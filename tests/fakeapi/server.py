@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 JsonDict = dict[str, Any]
 
@@ -168,7 +168,7 @@ class FakeMessagesServer:
         self._thread: threading.Thread | None = None
 
     # --- lifecycle -------------------------------------------------------------------------
-    def start(self) -> FakeMessagesServer:
+    def start(self) -> Self:
         handler = _make_handler(self)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._httpd.daemon_threads = True
@@ -342,19 +342,27 @@ def _make_handler(server: FakeMessagesServer) -> type[BaseHTTPRequestHandler]:
 
 
 def _validate(request: ReceivedRequest) -> tuple[int, str] | None:
-    """The checks the real API would make that matter to tests."""
-    if not request.path.rstrip("/").endswith("/v1/messages"):
+    """The checks the real Messages API would make that matter to tests."""
+    refused = _check_route_and_body(request, "/v1/messages", ("model", "max_tokens", "messages"))
+    if refused is None and "anthropic-version" not in request.headers:
+        return 400, "fake server: anthropic-version header missing"
+    return refused
+
+
+def _check_route_and_body(request: ReceivedRequest, route: str,
+                          required: tuple[str, ...]) -> tuple[int, str] | None:
+    """(status, message) refusing a request to another path, a body that is not a JSON object,
+    a streaming request or one missing a `required` field; None when it passes."""
+    if not request.path.rstrip("/").endswith(route):
         return 404, f"fake server: no route for {request.path}"
     body = request.body
     if not body:
         return 400, "fake server: body is not a JSON object"
     if body.get("stream"):
         return 400, "fake server: only stream=false is supported"
-    missing = [k for k in ("model", "max_tokens", "messages") if k not in body]
+    missing = [k for k in required if k not in body]
     if missing:
         return 400, f"fake server: missing required fields {missing}"
-    if "anthropic-version" not in request.headers:
-        return 400, "fake server: anthropic-version header missing"
     return None
 
 
@@ -374,19 +382,10 @@ class FakeChatServer(FakeMessagesServer):
         return [r.body for r in self.requests if r.path.endswith("/chat/completions")]
 
     def validate(self, request: ReceivedRequest) -> tuple[int, str] | None:
-        if not request.path.rstrip("/").endswith("/v1/chat/completions"):
-            return 404, f"fake server: no route for {request.path}"
-        body = request.body
-        if not body:
-            return 400, "fake server: body is not a JSON object"
-        if body.get("stream"):
-            return 400, "fake server: only stream=false is supported"
-        missing = [k for k in ("model", "messages") if k not in body]
-        if missing:
-            return 400, f"fake server: missing required fields {missing}"
-        if not request.headers.get("authorization", "").startswith("Bearer "):
+        refused = _check_route_and_body(request, "/v1/chat/completions", ("model", "messages"))
+        if refused is None and not request.headers.get("authorization", "").startswith("Bearer "):
             return 401, "fake server: no bearer token"
-        return None
+        return refused
 
     def error_json(self, error: HttpError) -> JsonDict:
         return {"error": {"message": error.message, "type": error.error_type, "code": None}}

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases.dataset import Dataset
+from judge_runner.cases import Dataset
 from judge_runner.harbor import layout
 from judge_runner.ingest import ImportOptions, import_trials
 from tests.conftest import EXAMPLES, REPO, require

@@ -8,7 +8,7 @@ import subprocess
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True)
+@dataclass
 class HostResult:
     stdout: str | None
     stderr: str | None

@@ -19,7 +19,7 @@ _CASE = re.compile(r"^# Case (\S+)", re.MULTILINE)
 
 
 def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
-    content = message.get("content")
+    content = message["content"]
     return [{"type": "text", "text": content}] if isinstance(content, str) else list(content)
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 from pathlib import Path
+from typing import Any
 
 from judge_runner.harbor.atif import build_trajectory, read_calls
-from judge_runner.models.base import ModelRequest, ModelResponse, Usage
-from judge_runner.models.recording import TranscriptEntry
+from judge_runner.models import ModelRequest, ModelResponse, TranscriptEntry, Usage
 from tests.conftest import require
 
 SYSTEM = [{"type": "text", "text": "You judge runs.", "cache_control": {"type": "ephemeral"}}]
@@ -15,7 +15,7 @@ CALL = {"type": "tool_use", "id": "toolu_1", "name": "bash", "input": {"command"
 RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "case.json"}
 
 
-def _entry(seq: int, messages: list[dict[str, object]], content: list[dict[str, object]],
+def _entry(seq: int, messages: list[dict[str, Any]], content: list[dict[str, Any]],
            usage: Usage, error: str | None = None) -> str:
     request = ModelRequest(model="m1", system=SYSTEM, messages=messages, tools=[])
     response = None if error else ModelResponse(id=f"msg_{seq}", content=content,
@@ -25,11 +25,11 @@ def _entry(seq: int, messages: list[dict[str, object]], content: list[dict[str, 
 
 
 def test_conversation_tokens_and_tool_results_map_to_atif(tmp_path: Path) -> None:
-    first = [{"role": "user", "content": "# Case c1"}]
-    plain = [{"type": "text", "text": "Thinking aloud."}]
-    second = [*first, {"role": "assistant", "content": plain},
+    first: list[dict[str, Any]] = [{"role": "user", "content": "# Case c1"}]
+    plain: list[dict[str, Any]] = [{"type": "text", "text": "Thinking aloud."}]
+    second: list[dict[str, Any]] = [*first, {"role": "assistant", "content": plain},
               {"role": "user", "content": "Use your tools."}]
-    third = [*second, {"role": "assistant", "content": [CALL]},
+    third: list[dict[str, Any]] = [*second, {"role": "assistant", "content": [CALL]},
              {"role": "user", "content": [RESULT]}]
     transcript = tmp_path / "transcript.jsonl"
     transcript.write_text("\n".join([

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases.dataset import Dataset
+from judge_runner.cases import Dataset
 from judge_runner.harbor import layout
 from judge_runner.harbor.collect import CollectError, collect_job
 from judge_runner.harbor.export import ExportOptions, export_tasks
-from judge_runner.judges.base import Decision
+from judge_runner.judges import Decision
 from judge_runner.runs.records import load_records, load_summary
 from judge_runner.skills import load_skill
 from tests.fakeapi.server import FakeMessagesServer

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases.dataset import Dataset
+from judge_runner.cases import Dataset
 from judge_runner.harbor import layout
 from judge_runner.harbor.export import ExportOptions, NetworkIsolation, export_tasks
 from judge_runner.skills import load_skill

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases.dataset import Dataset
+from judge_runner.cases import Dataset
 from judge_runner.harbor import layout
 from judge_runner.harbor.collect import collect_job
 from judge_runner.harbor.export import ExportOptions, export_tasks
-from judge_runner.judges.base import Decision
+from judge_runner.judges import Decision
 from tests.fakeapi.server import http_error
 from tests.harbor.conftest import one_case_per_task, run_harbor_job
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases.dataset import Dataset
+from judge_runner.cases import Dataset
 from judge_runner.harbor.collect import collect_job
 from judge_runner.harbor.export import ExportOptions, export_tasks
 from judge_runner.skills import load_skill
@@ -85,7 +85,7 @@ def test_resume_after_a_killed_job_finishes_the_remaining_cases_only(
             assert requests_after[case_id] == requests_before[case_id], case_id  # not re-judged
         else:
             assert requests_after.get(case_id, 0) > requests_before.get(case_id, 0), case_id
-    result = collect_job(job, tmp_path / "run", write_reports=False)
-    assert result.skipped == {}
-    assert sorted(r.case_id for r in result.records) == case_ids
-    assert all(r.decision.value == "fail" for r in result.records)
+    collected = collect_job(job, tmp_path / "run", write_reports=False)
+    assert collected.skipped == {}
+    assert sorted(r.case_id for r in collected.records) == case_ids
+    assert all(r.decision.value == "fail" for r in collected.records)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases.dataset import Dataset
+from judge_runner.cases import Dataset
 from judge_runner.harbor.export import ExportOptions, export_tasks
 from judge_runner.harbor.sandbox import HarborSandbox
 from judge_runner.sandbox import SandboxLimits

@@ -76,6 +76,17 @@ def make_task(root: Path, name: str = "demo-task", skills: tuple[str, ...] = ("d
     return folder
 
 
+def writing_run(files: dict[str, str], cwd: str = "/root") -> str:
+    """A run without skills that writes each file (path as the agent gave it -> content) with
+    one Write call, ids a, b, c..., then ends with "done"."""
+    events: list[dict[str, Any]] = [init_event([], cwd=cwd)]
+    for n, (path, content) in enumerate(files.items()):
+        use_id = chr(ord("a") + n)
+        events += [tool_use(use_id, "Write", {"file_path": path, "content": content}),
+                   tool_result(use_id, "ok")]
+    return stream(*events, result("done"))
+
+
 def good_run() -> str:
     """A short successful run: one Write of /root/out.txt, then the final message."""
     return stream(init_event(["demo-skill"]),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judge_runner.cases.models import ArtifactProvenance
+from judge_runner.cases import ArtifactProvenance
 from judge_runner.ingest import claude_code
 from judge_runner.ingest.artifacts import agent_path, reconstruct
 from tests.ingest.helpers import init_event, stream, tool_result, tool_use

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from judge_runner.cases.models import TerminationStatus
+from judge_runner.cases import TerminationStatus
 from judge_runner.ingest import atif
 from judge_runner.ingest.raw import RawKind, TranscriptError
 

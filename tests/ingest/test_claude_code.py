@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from judge_runner.cases.models import TerminationStatus
+from judge_runner.cases import TerminationStatus
 from judge_runner.ingest import claude_code
 from judge_runner.ingest.raw import RawKind, TranscriptError
 from tests.ingest.helpers import init_event, result, stream, text, tool_result, tool_use

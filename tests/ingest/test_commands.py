@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from judge_runner.cases.validate import ValidationLimits
+from judge_runner.cases import ValidationLimits
 from judge_runner.ingest import commands
 from tests.conftest import EXAMPLES, REPO
 

@@ -15,18 +15,14 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import Dataset, validate_dataset
-from judge_runner.ingest import ImportOptions, TrialStatus, import_trials
-from judge_runner.ingest.report import ImportReport, TrialReport
-from tests.ingest.helpers import (
-    good_run,
-    init_event,
-    make_task,
-    make_trial,
-    result,
-    stream,
-    tool_result,
-    tool_use,
+from judge_runner.ingest import (
+    ImportOptions,
+    ImportReport,
+    TrialReport,
+    TrialStatus,
+    import_trials,
 )
+from tests.ingest.helpers import good_run, make_task, make_trial, writing_run
 
 GOOD = good_run()
 JR = str(Path(sys.executable).parent / "judge-runner")
@@ -158,18 +154,8 @@ def test_artifact_paths_the_file_system_refuses_become_unknown(tmp_path: Path) -
     trials, tasks, out = tmp_path / "trials", tmp_path / "tasks", tmp_path / "out"
     make_task(tasks)
     long_name = "/root/" + "n" * 300 + ".txt"
-    transcript = stream(
-        init_event([]),
-        tool_use("a", "Write", {"file_path": "/root/bad\x00name.txt", "content": "A"}),
-        tool_result("a", "ok"),
-        tool_use("b", "Write", {"file_path": long_name, "content": "B"}),
-        tool_result("b", "ok"),
-        tool_use("c", "Write", {"file_path": "/root/out", "content": "C"}),
-        tool_result("c", "ok"),
-        tool_use("d", "Write", {"file_path": "/root/out/inner.txt", "content": "D"}),
-        tool_result("d", "ok"),
-        tool_use("e", "Write", {"file_path": "/root/fine.txt", "content": "E"}),
-        tool_result("e", "ok"), result("done"))
+    transcript = writing_run({"/root/bad\x00name.txt": "A", long_name: "B", "/root/out": "C",
+                              "/root/out/inner.txt": "D", "/root/fine.txt": "E"})
     make_trial(trials, "bad-paths", transcript)
     report = import_trials([trials], out, ImportOptions(task_dirs=[tasks]))
     assert report.trials[0].status is TrialStatus.IMPORTED, report.trials[0].reason

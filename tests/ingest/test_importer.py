@@ -9,8 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases import Dataset, validate_dataset
-from judge_runner.ingest import ImportOptions, OutputDirError, TrialStatus, import_trials
+from judge_runner.cases import CasePackage, Dataset, validate_dataset
+from judge_runner.ingest import (
+    ImportOptions,
+    OutputDirError,
+    TrialReport,
+    TrialStatus,
+    import_trials,
+)
 from tests.ingest.helpers import (
     good_run,
     init_event,
@@ -21,6 +27,7 @@ from tests.ingest.helpers import (
     text,
     tool_result,
     tool_use,
+    writing_run,
 )
 
 GOOD = good_run()
@@ -29,6 +36,14 @@ GOOD = good_run()
 def _snapshot(root: Path, skip: Path) -> dict[str, bytes]:
     return {str(p): p.read_bytes() for p in root.rglob("*")
             if p.is_file() and not p.is_symlink() and skip not in p.parents}
+
+
+def _imported(batch: tuple[Path, Path], out: Path, trial: str) -> tuple[TrialReport, CasePackage]:
+    """Import the whole batch into `out`; the report entry and the case of one trial."""
+    trials, tasks = batch
+    report = import_trials([trials], out, ImportOptions(task_dirs=[tasks]))
+    entry = next(t for t in report.trials if t.trial_path.endswith(trial))
+    return entry, Dataset(out).case(str(entry.case_id))
 
 
 @pytest.fixture(scope="module")
@@ -49,14 +64,8 @@ def batch(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     (trials / "bad-result" / "result.json").write_text('{"task_name": "demo-task", ')
     make_trial(trials, "unlabeled", GOOD, reward=None)
     make_trial(trials, "missing-task", GOOD, task="no-such-task")
-    escaping = stream(
-        init_event([], cwd="/root/work"),
-        tool_use("a", "Write", {"file_path": "../../../../../../outside.txt", "content": "A"}),
-        tool_result("a", "ok"),
-        tool_use("b", "Write", {"file_path": "/etc/cron.d/evil", "content": "B"}),
-        tool_result("b", "ok"),
-        tool_use("c", "Write", {"file_path": "/root/../../../tmp/x/../../y.txt", "content": "C"}),
-        tool_result("c", "ok"), result("done"))
+    escaping = writing_run({"../../../../../../outside.txt": "A", "/etc/cron.d/evil": "B",
+                            "/root/../../../tmp/x/../../y.txt": "C"}, cwd="/root/work")
     folder = make_trial(trials, "escaping-paths", escaping)
     (folder / "artifacts").mkdir()
     (folder / "artifacts" / "plot.png").write_bytes(b"\x89PNG\x00\xff" * 100)
@@ -107,11 +116,8 @@ def test_bad_trials_fail_with_reasons_and_the_rest_imports(tmp_path: Path,
 
 def test_escaping_paths_and_symlinks_stay_inside_artifacts(tmp_path: Path,
                                                            batch: tuple[Path, Path]) -> None:
-    trials, tasks = batch
     out = tmp_path / "out"
-    report = import_trials([trials], out, ImportOptions(task_dirs=[tasks]))
-    entry = next(t for t in report.trials if t.trial_path.endswith("escaping-paths"))
-    case = Dataset(out).case(str(entry.case_id))
+    entry, case = _imported(batch, out, "escaping-paths")
     paths = {a.path: a for a in case.meta.artifacts}
     assert paths["/outside.txt"].stored_as == "outside.txt"
     assert paths["/etc/cron.d/evil"].stored_as == "etc/cron.d/evil"
@@ -128,11 +134,7 @@ def test_escaping_paths_and_symlinks_stay_inside_artifacts(tmp_path: Path,
 
 def test_fifty_megabyte_output_is_cut_with_a_marker(tmp_path: Path,
                                                     batch: tuple[Path, Path]) -> None:
-    trials, tasks = batch
-    out = tmp_path / "out"
-    report = import_trials([trials], out, ImportOptions(task_dirs=[tasks]))
-    entry = next(t for t in report.trials if t.trial_path.endswith("huge-output"))
-    case = Dataset(out).case(str(entry.case_id))
+    _, case = _imported(batch, tmp_path / "out", "huge-output")
     step = case.trajectory.steps[0]
     assert step.output is not None and len(step.output) < 3000
     assert f"[... {50 * 1024 * 1024 - 2000} characters omitted ...]" in step.output

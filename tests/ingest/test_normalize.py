@@ -9,7 +9,8 @@ import pytest
 
 from judge_runner.cases import Dataset, StepKind
 from judge_runner.ingest import ImportOptions, NormalizeOptions, claude_code, import_trials
-from judge_runner.ingest.normalize import SAME_AS_FINAL, cut, normalize
+from judge_runner.ingest.normalize import SAME_AS_FINAL, normalize
+from judge_runner.text import cut
 from tests.conftest import EXAMPLES, REAL_DATA, require
 from tests.ingest.helpers import init_event, result, stream, text, tool_result, tool_use
 

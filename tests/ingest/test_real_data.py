@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases import Dataset, Label
-from judge_runner.cases.validate import validate_dataset
+from judge_runner.cases import Dataset, Label, validate_dataset
 from judge_runner.ingest import ImportOptions, TrialStatus, import_trials
 
 pytestmark = pytest.mark.shared

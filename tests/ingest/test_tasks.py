@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases.models import Domain
+from judge_runner.cases import Domain
 from judge_runner.ingest.tasks import BUNDLED_DOMAINS, DomainMap
 
 

@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import Dataset
-from tests.conftest import EXAMPLES, require
+from tests import casebuilder
 from tests.fakeapi import ALL_REQUESTS, ReceivedRequest
-from tests.judges import casekit
 
 # Every request a judge sends offers one of these tools. Other stages (the evolution optimizer)
 # may legitimately send dev-only evidence to a model; judges never may.
@@ -54,26 +53,18 @@ def leaked(secrets: list[str], requests: list[ReceivedRequest] | None = None
 def no_label_or_evidence_reaches_a_model() -> Iterator[None]:
     yield
     sent = [r for r in SENT_BY_JUDGE_TESTS if is_judge_request(r)]
-    assert not sent or casekit.SECRETS, "judge tests sent judge requests but no secrets known"
-    hits = leaked(list(casekit.SECRETS))
+    assert not sent or casebuilder.SECRETS, "judge tests sent judge requests but no secrets known"
+    hits = leaked(list(casebuilder.SECRETS))
     assert not hits, f"label or evidence text reached a model: {hits[:5]}"
 
 
 @pytest.fixture(scope="session")
 def examples(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
     """The bundled example trials imported into a dataset (labels and evidence registered)."""
-    from judge_runner.ingest import ImportOptions, import_trials
-
-    require((EXAMPLES / "trials").is_dir(), f"bundled examples not found at {EXAMPLES}")
-    out = tmp_path_factory.mktemp("examples") / "dataset"
-    import_trials([EXAMPLES / "trials"], out, ImportOptions(task_dirs=[EXAMPLES / "tasks"]))
-    built = Dataset(out)
-    require(bool(built.case_ids()), "the bundled examples imported no case")
-    casekit.register_secrets(out)
-    return built
+    return casebuilder.imported_examples(tmp_path_factory.mktemp("examples") / "dataset")
 
 
 @pytest.fixture
 def dataset(tmp_path: Path) -> Dataset:
     """Two cases: c-fail wrote total 41 (label fail), c-pass wrote 42 (label pass)."""
-    return casekit.build_dataset(tmp_path / "data", {"c-fail": 41, "c-pass": 42})
+    return casebuilder.summing_dataset(tmp_path / "data", {"c-fail": 41, "c-pass": 42})

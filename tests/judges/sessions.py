@@ -1,7 +1,7 @@
 """Scripted judge sessions for the fake Messages API: what a well-behaved judge model sends.
 
 Tool-use ids are fixed so that later steps can cite earlier calls; quotes are exact text the
-real sandbox prints for the cases built by `casekit`.
+real sandbox prints for the cases of `tests.casebuilder.summing_dataset`.
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from judge_runner.cases import Dataset
+from judge_runner.judges import Decision, Outcome
 from judge_runner.judges.agent import AgentJudge, make_judge
-from judge_runner.judges.base import Decision, Outcome
 from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.products import (
     LOG_FILE,
@@ -23,12 +23,14 @@ from judge_runner.judges.products import (
 )
 from judge_runner.judges.registry import JudgeOptions
 from judge_runner.models.recording import read_transcript
-from tests.conftest import REPO
+from tests.conftest import REPO, docker_sdk
 from tests.fakeapi import FakeMessagesServer, Slow, http_error, reply, text, tool_use
 from tests.judges import sessions
 
 V1 = REPO / "judgeskills" / "v1"
-FAST_RETRY = {"initial_wait_s": 0.0, "jitter_s": 0.0, "max_wait_s": 0.0, "max_attempts": 4}
+MAX_ATTEMPTS = 4
+FAST_RETRY = {"initial_wait_s": 0.0, "jitter_s": 0.0, "max_wait_s": 0.0,
+              "max_attempts": MAX_ATTEMPTS}
 
 
 def options(api: FakeMessagesServer | None, sandbox: str = "local", skill: Path | None = V1,
@@ -127,9 +129,9 @@ def test_bundled_cases_plan_inspect_decide_with_one_prefix(
 def test_read_file_pages_long_trajectories_without_silent_truncation(
     fake_api: FakeMessagesServer, tmp_path: Path
 ) -> None:
-    from tests.judges import casekit
+    from tests import casebuilder
 
-    data = casekit.build_dataset(tmp_path / "data", {"long": 41}, filler_steps=40)
+    data = casebuilder.summing_dataset(tmp_path / "data", {"long": 41}, filler_steps=40)
     case = data.case("long")
     total = len((case.root / "trajectory.json").read_text())
     fake_api.push(sessions.plan())
@@ -284,16 +286,14 @@ def test_unreadable_case_is_an_error_not_a_verdict(
 def test_sandbox_dying_mid_session_is_an_error(
     fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path, docker_engine: None
 ) -> None:
-    import docker
-
     def kill_containers() -> None:
-        client = docker.from_env()
+        client = docker_sdk().from_env()
         for container in client.containers.list(filters={"label": "judge-runner.created"}):
             if "c-fail" in container.name:
                 container.kill()
         client.close()
 
-    killed = []
+    killed: list[bool] = []
 
     def responder(request: Any) -> Any:
         if not killed:
@@ -327,7 +327,7 @@ def test_persistent_failure_is_an_error_for_that_case_only(
     fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
 ) -> None:
     judge = agent(fake_api)
-    fake_api.push(*[http_error(500) for _ in range(FAST_RETRY["max_attempts"])])
+    fake_api.push(*[http_error(500) for _ in range(MAX_ATTEMPTS)])
     broken = judge.judge(dataset.case("c-fail"), tmp_path / "a")
     fake_api.push(*sessions.good_session(42))
     fine = judge.judge(dataset.case("c-pass"), tmp_path / "b")
@@ -483,7 +483,7 @@ def test_read_file_pages_a_file_larger_than_the_sandbox_read_limit(
     dataset: Dataset, tmp_path: Path
 ) -> None:
     from judge_runner.judges.agent.session import READ_CAP_BYTES, Session
-    from judge_runner.sandbox.limits import SandboxLimits
+    from judge_runner.sandbox import SandboxLimits
     from judge_runner.sandbox.local import LocalSandbox
 
     case = dataset.case("c-pass")

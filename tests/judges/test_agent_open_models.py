@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from judge_runner.cases import Dataset
-from judge_runner.judges.base import Decision
+from judge_runner.judges import Decision
 from judge_runner.models.recording import read_transcript
 from tests.fakeapi import FakeMessagesServer, Slow, http_error, reply, tool_use
 from tests.judges import sessions

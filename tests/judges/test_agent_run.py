@@ -6,17 +6,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge_runner.cases import Dataset
+from judge_runner.judges import Decision
 from judge_runner.judges.agent import make_judge
-from judge_runner.judges.base import Decision
 from judge_runner.runs.runner import run_eval
+from tests import casebuilder
 from tests.fakeapi import FakeMessagesServer, cacheable_prefix_bytes
-from tests.judges import casekit, sessions
+from tests.judges import sessions
 from tests.judges.test_agent import options
 
 
 def test_concurrent_run_then_replay(tmp_path: Path) -> None:
     totals = {f"case-{i}": 42 if i % 2 else 40 + i for i in range(6)}
-    data: Dataset = casekit.build_dataset(tmp_path / "data", totals)  # registers its secrets
+    data: Dataset = casebuilder.summing_dataset(tmp_path / "data", totals)  # registers its secrets
     server = FakeMessagesServer().start()
     server.responder = sessions.responder_for(
         {case_id: sessions.good_session(total) for case_id, total in totals.items()})

@@ -19,11 +19,11 @@ from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.registry import JUDGES, JudgeOptions
 from judge_runner.judges.rules import RulesJudge
 from judge_runner.judges.rules.judge import default_skill_dir
+from tests.casebuilder import SURE, UNSURE, mixed_certainty_dataset
 from tests.conftest import REPO
 from tests.fakeapi import FakeMessagesServer, ReceivedRequest, http_error, reply
 from tests.fakeapi import tool_use as tool
 from tests.fakeapi.server import Scripted
-from tests.judges.rules.builder import SURE, UNSURE, mixed_certainty_dataset
 
 RETRY = json.dumps({"initial_wait_s": 0, "jitter_s": 0, "max_attempts": 1})
 def _case_of(request: ReceivedRequest) -> str:

@@ -9,9 +9,10 @@ from typer.testing import CliRunner
 
 from judge_runner.cases import Dataset
 from judge_runner.cli import app
+from tests import casebuilder
 from tests.conftest import REPO
 from tests.fakeapi import FakeMessagesServer, http_error
-from tests.judges import casekit, sessions
+from tests.judges import sessions
 
 RETRY = json.dumps({"initial_wait_s": 0, "jitter_s": 0, "max_attempts": 2})
 
@@ -68,7 +69,7 @@ def test_not_a_case_directory(tmp_path: Path) -> None:
 def test_an_unsafe_package_is_not_judged(fake_api: FakeMessagesServer, dataset: Dataset,
                                          tmp_path: Path) -> None:
     case = dataset.case("c-fail").root
-    casekit.point_artifact_at(case, "../../../labels.jsonl")
+    casebuilder.point_artifact_at(case, "../../../labels.jsonl")
     result = CliRunner().invoke(app, _args(case, tmp_path / "o", "--base-url",
                                            fake_api.base_url))
     assert result.exit_code == 1, result.output

@@ -6,11 +6,11 @@ import pytest
 
 from judge_runner.cases import estimate_tokens
 from judge_runner.judges.digest import render_digest
-from tests.judges import casekit
+from tests import casebuilder
 
 
 def test_whole_case_when_it_fits(tmp_path: Path) -> None:
-    case = casekit.build_dataset(tmp_path, {"c": 41}).case("c")
+    case = casebuilder.summing_dataset(tmp_path, {"c": 41}).case("c")
     text, selection = render_digest(case, 100_000)
     assert selection.fits_whole and not selection.omitted_steps
     assert selection.step_chars is None
@@ -20,7 +20,7 @@ def test_whole_case_when_it_fits(tmp_path: Path) -> None:
 
 
 def test_policy_levels_cut_with_markers_and_record_them(tmp_path: Path) -> None:
-    case = casekit.build_dataset(tmp_path, {"c": 41}, filler_steps=50).case("c")
+    case = casebuilder.summing_dataset(tmp_path, {"c": 41}, filler_steps=50).case("c")
     full, _ = render_digest(case, 10**9)
     budget = estimate_tokens(full) // 2
     text, selection = render_digest(case, budget)
@@ -39,7 +39,7 @@ def test_policy_levels_cut_with_markers_and_record_them(tmp_path: Path) -> None:
 
 
 def test_deterministic(tmp_path: Path) -> None:
-    case = casekit.build_dataset(tmp_path, {"c": 41}, filler_steps=20).case("c")
+    case = casebuilder.summing_dataset(tmp_path, {"c": 41}, filler_steps=20).case("c")
     assert render_digest(case, 2000) == render_digest(case, 2000)
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import Dataset
-from judge_runner.judges.base import Decision
+from judge_runner.judges import Decision
 from judge_runner.judges.direct import make_judge
 from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.products import LOG_FILE, PLAN_FILE, TRANSCRIPT_FILE, VERDICT_FILE
@@ -87,9 +87,9 @@ def test_text_instead_of_the_call_is_sent_back_as_text_then_an_error(
 def test_a_case_that_cannot_fit_the_prompt_budget_is_refused_without_a_call(
     fake_api: FakeMessagesServer, tmp_path: Path
 ) -> None:
-    from tests.judges import casekit
+    from tests import casebuilder
 
-    data = casekit.build_dataset(tmp_path / "data", {"long": 41}, filler_steps=60)
+    data = casebuilder.summing_dataset(tmp_path / "data", {"long": 41}, filler_steps=60)
     fake_api.push(reply(tool_use("submit_verdict", {"decision": "fail", "rationale": "r"})))
     verdict = make_judge(options(fake_api, max_prompt_tokens=20)).judge(
         data.case("long"), tmp_path / "o")
@@ -102,9 +102,9 @@ def test_a_case_that_cannot_fit_the_prompt_budget_is_refused_without_a_call(
 def test_selection_policy_recorded_when_case_does_not_fit(
     fake_api: FakeMessagesServer, tmp_path: Path
 ) -> None:
-    from tests.judges import casekit
+    from tests import casebuilder
 
-    data = casekit.build_dataset(tmp_path / "data", {"long": 41}, filler_steps=60)
+    data = casebuilder.summing_dataset(tmp_path / "data", {"long": 41}, filler_steps=60)
     fake_api.push(reply(tool_use("submit_verdict", {"decision": "fail", "rationale": "r"})))
     judge = make_judge(options(fake_api, max_prompt_tokens=3000))
     verdict = judge.judge(data.case("long"), tmp_path / "o")

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import Dataset
-from judge_runner.judges.base import Decision
+from judge_runner.judges import Decision
 from judge_runner.judges.llm import JudgeConfigError
-from judge_runner.judges.multi import make_judge
+from judge_runner.judges.multi import MultiJudge, make_judge
 from judge_runner.judges.registry import JudgeOptions
 from tests.fakeapi import FakeMessagesServer, http_error, reply, tool_use
 
@@ -18,7 +18,7 @@ def vote(decision: str) -> object:
     return reply(tool_use("submit_verdict", {"decision": decision, "rationale": decision}))
 
 
-def _judge(api: FakeMessagesServer, models: list[str]):  # type: ignore[no-untyped-def]
+def _judge(api: FakeMessagesServer, models: list[str]) -> MultiJudge:
     return make_judge(JudgeOptions(models=models, base_url=api.base_url, extra={
         "retry": {"initial_wait_s": 0, "jitter_s": 0, "max_attempts": 1}}))
 

@@ -11,22 +11,22 @@ from pathlib import Path
 import httpx2
 
 from judge_runner.cases import Dataset
+from tests import casebuilder
+from tests.casebuilder import secrets_of
 from tests.fakeapi import ALL_REQUESTS, FakeMessagesServer
-from tests.judges import casekit
-from tests.judges.casekit import secrets_of
 from tests.judges.conftest import judge_requests, leaked
 
 
 def test_secrets_cover_labels_and_private_evidence(dataset: Dataset) -> None:
     secrets = secrets_of(dataset.root)
     assert any('"label":"fail"' in s.replace(" ", "") for s in secrets)
-    assert casekit.evidence_text("c-fail").strip() in secrets
+    assert casebuilder.summing_evidence("c-fail").strip() in secrets
 
 
 def test_examples_register_their_secrets(examples: Dataset) -> None:
     secrets = secrets_of(examples.root)
     assert len([s for s in secrets if '"label"' in s]) == len(examples.case_ids())
-    assert set(secrets) <= set(casekit.SECRETS)
+    assert set(secrets) <= set(casebuilder.SECRETS)
 
 
 def test_detector_finds_a_planted_leak(fake_api: FakeMessagesServer, tmp_path: Path) -> None:
@@ -39,7 +39,7 @@ def test_detector_finds_a_planted_leak(fake_api: FakeMessagesServer, tmp_path: P
 
 
 def test_nothing_leaked_so_far(dataset: Dataset) -> None:
-    assert leaked(list(casekit.SECRETS)) == []
+    assert leaked(list(casebuilder.SECRETS)) == []
 
 
 def test_judge_requests_are_recognised(fake_api: FakeMessagesServer, dataset: Dataset,
@@ -62,7 +62,7 @@ def test_an_artifact_pointing_at_the_labels_is_not_read_by_any_one_call_judge(
     from tests.fakeapi import reply, tool_use
 
     case = dataset.case("c-fail")
-    casekit.point_artifact_at(case.root, "../../../labels.jsonl")
+    casebuilder.point_artifact_at(case.root, "../../../labels.jsonl")
     secrets = secrets_of(dataset.root)
     options = JudgeOptions(model="m", models=["m1", "m2"], base_url=fake_api.base_url)
     verdict_call = reply(tool_use("submit_verdict", {"decision": "fail", "rationale": "r"}))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge_runner.cases import Dataset
-from judge_runner.judges.base import Decision, Outcome
+from judge_runner.judges import Decision, Outcome
 from judge_runner.judges.products import PLAN_FILE, read_log
 from judge_runner.judges.registry import JudgeOptions
 from judge_runner.judges.rubric import make_judge

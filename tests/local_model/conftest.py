@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import Dataset
+from tests import casebuilder
 from tests.conftest import EXAMPLES, REPO, require
-from tests.judges import casekit
 
 SCRIPT = REPO / "scripts" / "local-model"
 MODEL = "qwen2.5-coder-0.5b-instruct-q4_k_m"
@@ -77,7 +77,7 @@ def example_dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
 
     out = tmp_path_factory.mktemp("local-examples") / "dataset"
     import_trials([EXAMPLES / "trials"], out, ImportOptions(task_dirs=[EXAMPLES / "tasks"]))
-    casekit.register_secrets(out)
+    casebuilder.register_secrets(out)
     return Dataset(out)
 
 

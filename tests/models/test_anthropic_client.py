@@ -15,6 +15,7 @@ from judge_runner.models import (
     AnthropicClient,
     ModelCallError,
     ModelError,
+    ModelPrice,
     ModelRequest,
     PriceTable,
     RetryPolicy,
@@ -22,20 +23,8 @@ from judge_runner.models import (
     make_client,
     system_blocks,
 )
-from judge_runner.models.pricing import ModelPrice
-from tests.fakeapi import (
-    Drop,
-    FakeMessagesServer,
-    HttpError,
-    Malformed,
-    ReceivedRequest,
-    Reply,
-    Slow,
-    http_error,
-    reply,
-    text,
-    tool_use,
-)
+from tests import fakeapi
+from tests.fakeapi import FakeMessagesServer, HttpError, http_error, reply, text, tool_use
 from tests.models.conftest import FAST
 
 PRICES = PriceTable(models={"judge-model": ModelPrice(input=3.0, cache_write=3.75,
@@ -136,7 +125,7 @@ def test_retry_after_ms_is_honoured_and_capped(fake_api: FakeMessagesServer) -> 
 
 
 def test_timeouts_are_retried(fake_api: FakeMessagesServer) -> None:
-    fake_api.push(Slow(2.0, then=reply(text("too late"))), reply(text("in time")))
+    fake_api.push(fakeapi.Slow(2.0, then=reply(text("too late"))), reply(text("in time")))
 
     response = client(fake_api, timeout_s=0.3).complete(request())
 
@@ -146,7 +135,7 @@ def test_timeouts_are_retried(fake_api: FakeMessagesServer) -> None:
 
 
 def test_dropped_connections_are_retried(fake_api: FakeMessagesServer) -> None:
-    fake_api.push(Drop(), reply(text("ok")))
+    fake_api.push(fakeapi.Drop(), reply(text("ok")))
 
     response = client(fake_api).complete(request())
 
@@ -169,7 +158,7 @@ def test_persistent_failure_ends_in_model_error_after_the_bound(
 
 
 def test_persistent_timeouts_end_in_model_error(fake_api: FakeMessagesServer) -> None:
-    fake_api.push(*[Slow(2.0) for _ in range(3)])
+    fake_api.push(*[fakeapi.Slow(2.0) for _ in range(3)])
     policy = FAST.model_copy(update={"max_attempts": 3})
 
     with pytest.raises(ModelCallError, match=r"3 attempt\(s\).*timed out"):
@@ -190,14 +179,15 @@ def test_non_retryable_status_fails_at_once(fake_api: FakeMessagesServer, status
 
 
 def test_malformed_body_is_a_clear_model_error(fake_api: FakeMessagesServer) -> None:
-    fake_api.push(Malformed())
+    fake_api.push(fakeapi.Malformed())
 
     with pytest.raises(ModelCallError, match="not JSON"):
         client(fake_api).complete(request())
 
 
 def test_json_that_is_not_a_message_is_a_clear_model_error(fake_api: FakeMessagesServer) -> None:
-    fake_api.push(Malformed(body=json.dumps({"id": "x", "content": "flat string"}).encode()))
+    flat = json.dumps({"id": "x", "content": "flat string"}).encode()
+    fake_api.push(fakeapi.Malformed(body=flat))
 
     with pytest.raises(ModelCallError, match="not with a Messages response") as caught:
         client(fake_api).complete(request())
@@ -307,7 +297,7 @@ def test_one_client_serves_parallel_cases_and_counts_every_retry(
     lock = threading.Lock()
     seen: set[str] = set()
 
-    def flaky(received: ReceivedRequest) -> Reply | HttpError:
+    def flaky(received: fakeapi.ReceivedRequest) -> fakeapi.Reply | HttpError:
         """The first attempt of every even-numbered case is rate limited."""
         prompt = received.body["messages"][0]["content"]
         with lock:

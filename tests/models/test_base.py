@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judge_runner.models.base import Usage
+from judge_runner.models import Usage
 
 
 def test_token_totals_count_cache_traffic_as_prompt_tokens() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from judge_runner.models import (
@@ -64,7 +66,7 @@ def test_case_text_outside_the_prefix() -> None:
 
 
 def test_conversation_breakpoint_marks_only_a_copy_of_the_last_turn() -> None:
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": "start"},
         {"role": "assistant", "content": [{"type": "text", "text": "ok"}]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",

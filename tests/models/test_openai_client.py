@@ -11,6 +11,7 @@ import pytest
 
 from judge_runner.models import (
     ModelError,
+    ModelPrice,
     ModelRequest,
     PriceTable,
     RecordingClient,
@@ -18,7 +19,6 @@ from judge_runner.models import (
     make_client,
 )
 from judge_runner.models.openai_client import OpenAIClient, chat_base_url
-from judge_runner.models.pricing import ModelPrice
 from judge_runner.models.providers import split_model
 from judge_runner.models.recording import read_transcript
 from tests.fakeapi import (

@@ -37,8 +37,9 @@ def test_cost_uses_all_four_token_kinds() -> None:
 
 @pytest.mark.parametrize("suffix", [".toml", ".json"])
 def test_price_file_overrides_and_extends(tmp_path: Path, suffix: str) -> None:
-    entries = {"claude-sonnet-4-5": {"input": 1, "cache_write": 2, "cache_read": 3, "output": 4},
-               "local-model": {"input": 0.5, "cache_write": 0, "cache_read": 0, "output": 1}}
+    entries: dict[str, dict[str, float]] = {
+        "claude-sonnet-4-5": {"input": 1, "cache_write": 2, "cache_read": 3, "output": 4},
+        "local-model": {"input": 0.5, "cache_write": 0, "cache_read": 0, "output": 1}}
     path = tmp_path / f"prices{suffix}"
     if suffix == ".json":
         path.write_text(json.dumps({"models": entries}))

@@ -10,6 +10,7 @@ from judge_runner.models import (
     TRANSCRIPT,
     ModelError,
     ModelRequest,
+    ModelResponse,
     RecordingClient,
     ReplayClient,
     ReplayError,
@@ -38,10 +39,11 @@ def echo(request: ReceivedRequest) -> Reply:
     return reply(text(f"seen: {last}"), tool_use_block("record_inspection", {"about": last}))
 
 
-def record_run(server: FakeMessagesServer, run_dir: Path, cases: list[str]) -> dict[str, list]:
+def record_run(server: FakeMessagesServer, run_dir: Path,
+               cases: list[str]) -> dict[str, list[ModelResponse]]:
     server.responder = echo
     live = make_client(base_url=server.base_url, retry=FAST)
-    answers: dict[str, list] = {}
+    answers: dict[str, list[ModelResponse]] = {}
     for case in cases:
         recorder = RecordingClient(live, run_dir / "cases" / case / TRANSCRIPT)
         answers[case] = [recorder.complete(ask(case, turn)) for turn in range(3)]

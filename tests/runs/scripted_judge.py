@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from judge_runner.cases import CasePackage
-from judge_runner.judges.base import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
+from judge_runner.judges import Decision, Inspection, Outcome, Plan, PlanItem, Verdict
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import JudgeOptions
-from judge_runner.models.base import Usage
+from judge_runner.models import Usage
 
 _DECISIONS = {"pass": Decision.PASS, "fail": Decision.FAIL, "abstain": Decision.ABSTAIN}
 
@@ -40,14 +40,7 @@ class ScriptedJudge:
 
     def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
         started = time.monotonic()
-        if self.calls_log is not None:
-            fd = os.open(self.calls_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                os.write(fd, f"{case.id}\n".encode())
-            finally:
-                os.close(fd)
-        time.sleep(self.latency)
-        answer = (case.artifacts_dir / "answer.txt").read_text(encoding="utf-8").strip()
+        answer = logged_answer(case, self.calls_log, case.id, self.latency)
         if answer == "raise":
             raise RuntimeError(f"scripted failure on {case.id}")
         plan = Plan(items=[PlanItem(id="P1", what="read the answer file",
@@ -69,6 +62,20 @@ class ScriptedJudge:
         )
         write_products(out_dir, plan, log, verdict)
         return verdict
+
+
+def logged_answer(case: CasePackage, calls_log: Path | None, entry: str, latency: float) -> str:
+    """How a scripted judgment starts: append the line `entry` to `calls_log` (one O_APPEND
+    write, so judges in parallel processes never interleave lines), wait `latency` seconds,
+    then read the case's answer."""
+    if calls_log is not None:
+        fd = os.open(calls_log, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, f"{entry}\n".encode())
+        finally:
+            os.close(fd)
+    time.sleep(latency)
+    return (case.artifacts_dir / "answer.txt").read_text(encoding="utf-8").strip()
 
 
 def make_judge(options: JudgeOptions) -> ScriptedJudge:

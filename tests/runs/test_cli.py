@@ -17,10 +17,11 @@ import pytest
 
 from judge_runner.runs.store import STORE_FILE
 from judge_runner.sandbox.engine import LABEL_PID
+from tests import casebuilder
+from tests.casebuilder import answer_dataset, mixed_answers
 from tests.conftest import REPO
 from tests.fakeapi import FakeMessagesServer, Reply, Slow
-from tests.judges import casekit, sessions
-from tests.runs.casebuild import mixed_specs, write_dataset
+from tests.judges import sessions
 
 FACTORY = "tests.runs.scripted_judge:make_judge"
 
@@ -52,7 +53,7 @@ def _stored(run_dir: Path) -> int:
 
 
 def test_eval_prints_table_and_report_path(tmp_path: Path) -> None:
-    ds = write_dataset(tmp_path / "ds", mixed_specs(6))
+    ds = answer_dataset(tmp_path / "ds", mixed_answers(6))
     done = subprocess.run(_eval(ds, tmp_path / "run"), env=_env(tmp_path, 0.0), cwd=tmp_path,
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -66,7 +67,7 @@ def test_eval_bad_input_is_a_clear_error(tmp_path: Path) -> None:
     done = subprocess.run(_cmd("eval", str(tmp_path / "nope"), "--judge", "rules"),
                           env=_env(tmp_path, 0.0), capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "is not a dataset" in done.stderr
-    ds = write_dataset(tmp_path / "ds", mixed_specs(2))
+    ds = answer_dataset(tmp_path / "ds", mixed_answers(2))
     done = subprocess.run(_cmd("eval", str(ds), "--judge", "nosuch"), env=_env(tmp_path, 0.0),
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "unknown judge 'nosuch'" in done.stderr
@@ -76,8 +77,8 @@ def test_split_file_with_paths_is_refused_before_anything_is_judged(tmp_path: Pa
     """A split line such as ../cases/<id> or an absolute case path would judge a folder other
     than the dataset's own cases/<id> (an absolute one: a case from anywhere, mounted for the
     judge); the whole file is refused with exit 2, naming each such line."""
-    ds = write_dataset(tmp_path / "ds", mixed_specs(3))
-    outside = write_dataset(tmp_path / "outside", mixed_specs(1))
+    ds = answer_dataset(tmp_path / "ds", mixed_answers(3))
+    outside = answer_dataset(tmp_path / "outside", mixed_answers(1))
     split = tmp_path / "split.txt"
     split.write_text(f"case-000\n../cases/case-001\n# a comment\n"
                      f"{outside / 'cases' / 'case-000'}\ncase-002\n")
@@ -100,7 +101,7 @@ def test_every_judging_command_needs_a_skill_choice_for_the_agent(tmp_path: Path
 
     from judge_runner.cli import app
 
-    ds = write_dataset(tmp_path / "ds", mixed_specs(2))
+    ds = answer_dataset(tmp_path / "ds", mixed_answers(2))
     common = ["--judge", "agent", "--model", "m", "--sandbox", "local", "--no-progress"]
     for command in (["eval", str(ds), "--run-dir", str(tmp_path / "run")],
                     ["verdicts", str(ds), "--out", str(tmp_path / "pool")]):
@@ -114,7 +115,7 @@ def test_every_judging_command_needs_a_skill_choice_for_the_agent(tmp_path: Path
 @pytest.mark.slow
 def test_kill_9_then_rerun_judges_each_case_once(tmp_path: Path) -> None:
     n, concurrency = 24, 2
-    ds = write_dataset(tmp_path / "ds", mixed_specs(n))
+    ds = answer_dataset(tmp_path / "ds", mixed_answers(n))
     run_dir = tmp_path / "run"
     env = _env(tmp_path, 0.3)
     proc = subprocess.Popen(_eval(ds, run_dir, concurrency), env=env, cwd=tmp_path,
@@ -152,7 +153,7 @@ def test_kill_9_then_rerun_judges_each_case_once(tmp_path: Path) -> None:
 
 
 def test_compare_cli(tmp_path: Path) -> None:
-    ds = write_dataset(tmp_path / "ds", mixed_specs(6))
+    ds = answer_dataset(tmp_path / "ds", mixed_answers(6))
     env = _env(tmp_path, 0.0)
     assert subprocess.run(_eval(ds, tmp_path / "a"), env=env, capture_output=True,
                           timeout=120).returncode == 0
@@ -169,7 +170,7 @@ def test_compare_cli(tmp_path: Path) -> None:
 
 
 def test_select_cli(tmp_path: Path) -> None:
-    ds = write_dataset(tmp_path / "ds", mixed_specs(12))
+    ds = answer_dataset(tmp_path / "ds", mixed_answers(12))
     env = _env(tmp_path, 0.0)
     assert subprocess.run(_eval(ds, tmp_path / "a"), env=env, capture_output=True,
                           timeout=120).returncode == 0
@@ -241,7 +242,7 @@ def test_ctrl_c_cancels_in_flight_agent_sessions_and_rerun_finishes(
     if sandbox == "docker":
         request.getfixturevalue("docker_engine")
     totals = {f"case-{i}": 42 if i % 2 else 40 for i in range(5)}
-    ds = casekit.build_dataset(tmp_path / "ds", totals)
+    ds = casebuilder.summing_dataset(tmp_path / "ds", totals)
     scripts = {c: sessions.good_session(t) for c, t in totals.items()}
     server = FakeMessagesServer().start()
     # Six turns of 1.5 s: a slow session would hold the run ~9 s past Ctrl-C without cancellation.

@@ -10,7 +10,7 @@ from judge_runner.cases import Dataset
 from judge_runner.judges.registry import JudgeOptions, build_judge
 from judge_runner.runs.compare import compare_records, mcnemar
 from judge_runner.runs.runner import run_eval
-from tests.runs.casebuild import mixed_specs, write_dataset
+from tests.casebuilder import answer_dataset, mixed_answers
 
 
 def test_mcnemar_known_table() -> None:
@@ -31,8 +31,8 @@ def test_mcnemar_other_tables() -> None:
 
 
 def test_compare_two_runs(tmp_path: Path) -> None:
-    specs = mixed_specs(9)  # cases 2, 5, 8 are answered wrong
-    ds = Dataset(write_dataset(tmp_path / "ds", specs))
+    specs = mixed_answers(9)  # cases 2, 5, 8 are answered wrong
+    ds = Dataset(answer_dataset(tmp_path / "ds", specs))
     judge_a = build_judge("tests.runs.scripted_judge:make_judge", JudgeOptions(extra={"tag": "a"}))
     a = run_eval(judge_a, ds, ds.case_ids(), tmp_path / "a", progress=False, write_reports=False)
     # B: fix case 2, break case 0, make case 1 an abstention

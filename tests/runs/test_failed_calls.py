@@ -10,14 +10,14 @@ from judge_runner.judges.direct import make_judge
 from judge_runner.judges.registry import JudgeOptions
 from judge_runner.runs.records import load_summary
 from judge_runner.runs.runner import run_eval
+from tests import casebuilder
 from tests.fakeapi import FakeMessagesServer, ReceivedRequest, Reply, http_error, reply, tool_use
-from tests.judges import casekit
 
 
 def test_failed_calls_and_all_their_retries_are_counted_and_shown(
     fake_api: FakeMessagesServer, tmp_path: Path
 ) -> None:
-    data: Dataset = casekit.build_dataset(tmp_path / "data", {"c-ok": 42, "c-down": 41})
+    data: Dataset = casebuilder.summing_dataset(tmp_path / "data", {"c-ok": 42, "c-down": 41})
 
     def answer(request: ReceivedRequest) -> Reply | object:
         if '\\"total\\": 41' in request.text:  # the digest of c-down, JSON-escaped

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge_runner.cases.models import Label
-from judge_runner.judges.base import Decision
+from judge_runner.cases import Label
+from judge_runner.judges import Decision
 from judge_runner.runs.records import is_correct
 
 

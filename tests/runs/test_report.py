@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases import Dataset
-from judge_runner.cases.models import Domain, Label
+from judge_runner.cases import Dataset, Domain, Label
 from judge_runner.judges.registry import JudgeOptions, build_judge
 from judge_runner.runs.records import load_records, load_summary
 from judge_runner.runs.report import render_markdown
 from judge_runner.runs.runner import run_eval
+from tests.casebuilder import AnswerCase, answer_dataset, mixed_answers
 from tests.conftest import REPO, require
-from tests.runs.casebuild import Spec, mixed_specs, write_dataset
 
 CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",
@@ -27,11 +26,11 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("report")
-    specs = [*mixed_specs(9),
-             Spec("case-err", "task-x", Domain.ENERGY, Label.PASS, "raise"),
-             Spec("case-<b>", "task-x", Domain.ENERGY, Label.FAIL, "abstain"),
-             Spec("case-uns", "task-x", Domain.ENERGY, Label.FAIL, "unsupported")]
-    ds = Dataset(write_dataset(root / "ds", specs))
+    specs = [*mixed_answers(9),
+             AnswerCase("case-err", "task-x", Domain.ENERGY, Label.PASS, "raise"),
+             AnswerCase("case-<b>", "task-x", Domain.ENERGY, Label.FAIL, "abstain"),
+             AnswerCase("case-uns", "task-x", Domain.ENERGY, Label.FAIL, "unsupported")]
+    ds = Dataset(answer_dataset(root / "ds", specs))
     judge = build_judge("tests.runs.scripted_judge:make_judge", JudgeOptions())
     run_eval(judge, ds, ds.case_ids(), root / "run", progress=False)
     return root / "run"

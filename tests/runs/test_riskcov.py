@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import Dataset, Label
-from judge_runner.judges.base import Decision, Verdict
+from judge_runner.judges import Decision, Verdict
 from judge_runner.judges.rules import RulesJudge
 from judge_runner.judges.rules.judge import default_skill_dir
 from judge_runner.runs.records import CaseRecord, load_summary
 from judge_runner.runs.riskcov import risk_coverage, risk_coverage_svg
 from judge_runner.runs.runner import run_eval
+from tests.casebuilder import mixed_certainty_dataset
 from tests.conftest import require
-from tests.judges.rules.builder import mixed_certainty_dataset
 from tests.runs.test_report import CHROMIUM_FLAGS
 
 

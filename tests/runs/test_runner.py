@@ -10,9 +10,15 @@ from pathlib import Path
 import pytest
 
 from judge_runner import cancel
-from judge_runner.cases import ArtifactProvenance, ArtifactRecord, CasePackage, Dataset
-from judge_runner.cases.models import Domain, Label
-from judge_runner.judges.base import Decision, Plan, PlanItem, Verdict
+from judge_runner.cases import (
+    ArtifactProvenance,
+    ArtifactRecord,
+    CasePackage,
+    Dataset,
+    Domain,
+    Label,
+)
+from judge_runner.judges import Decision, Plan, PlanItem, Verdict
 from judge_runner.judges.products import (
     LOG_FILE,
     NO_PLAN,
@@ -25,7 +31,7 @@ from judge_runner.judges.registry import JudgeOptions, UnknownJudgeError, build_
 from judge_runner.runs.records import load_records
 from judge_runner.runs.runner import MissingCasesError, judge_one, run_eval
 from judge_runner.runs.store import ConfigMismatchError, RunStore
-from tests.runs.casebuild import Spec, mixed_specs, write_dataset
+from tests.casebuilder import AnswerCase, answer_dataset, mixed_answers
 from tests.runs.scripted_judge import ScriptedJudge
 
 FACTORY = "tests.runs.scripted_judge:make_judge"
@@ -44,8 +50,9 @@ def _calls(tmp_path: Path) -> list[str]:
 
 
 def test_run_writes_outputs_and_metrics(tmp_path: Path) -> None:
-    specs = [*mixed_specs(9), Spec("case-raise", "task-9", Domain.FINANCE, Label.FAIL, "raise")]
-    ds = Dataset(write_dataset(tmp_path / "ds", specs))
+    specs = [*mixed_answers(9),
+             AnswerCase("case-raise", "task-9", Domain.FINANCE, Label.FAIL, "raise")]
+    ds = Dataset(answer_dataset(tmp_path / "ds", specs))
     result = run_eval(_judge(tmp_path), ds, ds.case_ids(), tmp_path / "run",
                       concurrency=3, progress=False, write_reports=False)
     m = result.metrics
@@ -66,7 +73,7 @@ def test_run_writes_outputs_and_metrics(tmp_path: Path) -> None:
 
 
 def test_rerun_resumes_without_rejudging(tmp_path: Path) -> None:
-    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(6)))
+    ds = Dataset(answer_dataset(tmp_path / "ds", mixed_answers(6)))
     first = run_eval(_judge(tmp_path), ds, ds.case_ids()[:4], tmp_path / "run",
                      progress=False, write_reports=False)
     assert first.summary.n_judged_now == 4
@@ -79,7 +86,7 @@ def test_rerun_resumes_without_rejudging(tmp_path: Path) -> None:
 
 
 def test_changed_config_is_refused(tmp_path: Path) -> None:
-    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(2)))
+    ds = Dataset(answer_dataset(tmp_path / "ds", mixed_answers(2)))
     run_eval(_judge(tmp_path, tag="a"), ds, ds.case_ids(), tmp_path / "run",
              progress=False, write_reports=False)
     with pytest.raises(ConfigMismatchError, match="differs in: tag"):
@@ -88,8 +95,8 @@ def test_changed_config_is_refused(tmp_path: Path) -> None:
 
 
 def test_retry_errors_rejudges_only_errors(tmp_path: Path) -> None:
-    specs = [*mixed_specs(3), Spec("case-bad", "t", None, Label.PASS, "raise")]
-    ds = Dataset(write_dataset(tmp_path / "ds", specs))
+    specs = [*mixed_answers(3), AnswerCase("case-bad", "t", None, Label.PASS, "raise")]
+    ds = Dataset(answer_dataset(tmp_path / "ds", specs))
     run_eval(_judge(tmp_path), ds, ds.case_ids(), tmp_path / "run",
              progress=False, write_reports=False)
     (ds.cases_dir / "case-bad" / "artifacts" / "answer.txt").write_text("pass\n")
@@ -103,7 +110,7 @@ def test_retry_errors_rejudges_only_errors(tmp_path: Path) -> None:
 
 
 def test_missing_case_is_a_clear_error_before_judging(tmp_path: Path) -> None:
-    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(2)))
+    ds = Dataset(answer_dataset(tmp_path / "ds", mixed_answers(2)))
     with pytest.raises(MissingCasesError, match="nope"):
         run_eval(_judge(tmp_path), ds, ["case-000", "nope"], tmp_path / "run",
                  progress=False, write_reports=False)
@@ -111,8 +118,8 @@ def test_missing_case_is_a_clear_error_before_judging(tmp_path: Path) -> None:
 
 
 def test_path_like_case_ids_are_refused_before_judging(tmp_path: Path) -> None:
-    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(2)))
-    outside = write_dataset(tmp_path / "outside", mixed_specs(1)) / "cases" / "case-000"
+    ds = Dataset(answer_dataset(tmp_path / "ds", mixed_answers(2)))
+    outside = answer_dataset(tmp_path / "outside", mixed_answers(1)) / "cases" / "case-000"
     for bad in ("../cases/case-001", str(outside), "cases/../cases/case-000"):
         with pytest.raises(MissingCasesError, match="not case ids"):
             run_eval(_judge(tmp_path), ds, ["case-000", bad], tmp_path / "run",
@@ -121,8 +128,8 @@ def test_path_like_case_ids_are_refused_before_judging(tmp_path: Path) -> None:
 
 
 def test_unlabeled_pool_has_no_metrics(tmp_path: Path) -> None:
-    specs = [Spec(f"c{i}", "t", None, None, "pass") for i in range(3)]
-    ds = Dataset(write_dataset(tmp_path / "ds", specs))
+    specs = [AnswerCase(f"c{i}", "t", None, None, "pass") for i in range(3)]
+    ds = Dataset(answer_dataset(tmp_path / "ds", specs))
     result = run_eval(_judge(tmp_path), ds, ds.case_ids(), tmp_path / "run",
                       progress=False, write_reports=False)
     assert result.metrics is None
@@ -137,7 +144,7 @@ def test_registry_rejects_bad_factory_paths() -> None:
 
 
 def test_an_unsafe_package_is_an_error_and_never_judged(tmp_path: Path) -> None:
-    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(3)))
+    ds = Dataset(answer_dataset(tmp_path / "ds", mixed_answers(3)))
     bad = ds.case(ds.case_ids()[0])
     record = ArtifactRecord(path="/root/answer.txt", stored_as="../../../labels.jsonl",
                             provenance=ArtifactProvenance.COPIED)
@@ -156,7 +163,7 @@ def test_an_unsafe_package_is_an_error_and_never_judged(tmp_path: Path) -> None:
 
 
 def test_leaks_are_found_by_content_and_inode_not_by_name(tmp_path: Path) -> None:
-    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(3)))
+    ds = Dataset(answer_dataset(tmp_path / "ds", mixed_answers(3)))
     honest, linked, copied = (ds.case(i) for i in ds.case_ids())
     (honest.artifacts_dir / "evidence").mkdir()
     (honest.artifacts_dir / "evidence" / "exhibit.txt").write_text("router config\n")
@@ -176,7 +183,8 @@ def test_leaks_are_found_by_content_and_inode_not_by_name(tmp_path: Path) -> Non
 
 
 def test_an_error_rewrites_the_products_of_an_earlier_attempt(tmp_path: Path) -> None:
-    ds = Dataset(write_dataset(tmp_path / "ds", [Spec("case-x", "t", None, Label.PASS, "odd")]))
+    ds = Dataset(answer_dataset(tmp_path / "ds",
+                                [AnswerCase("case-x", "t", None, Label.PASS, "odd")]))
     out = tmp_path / "run" / "cases" / "case-x"
     run_eval(_judge(tmp_path), ds, ["case-x"], tmp_path / "run", progress=False,
              write_reports=False)
@@ -205,7 +213,7 @@ class _OtherCaseJudge:
 
 
 def test_a_verdict_for_another_case_is_an_error_with_its_own_products(tmp_path: Path) -> None:
-    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(1)))
+    ds = Dataset(answer_dataset(tmp_path / "ds", mixed_answers(1)))
     out = tmp_path / "out"
     verdict = judge_one(_OtherCaseJudge(), ds.case("case-000"), out)
     assert verdict.decision is Decision.ERROR and verdict.case_id == "case-000"
@@ -239,7 +247,7 @@ def test_an_error_once_the_run_is_cancelled_counts_as_cancelled(
     tmp_path: Path, raises: bool
 ) -> None:
     """Stored, such an error would make the next run skip a case that was never judged."""
-    ds = Dataset(write_dataset(tmp_path / "ds", mixed_specs(1)))
+    ds = Dataset(answer_dataset(tmp_path / "ds", mixed_answers(1)))
     event = threading.Event()
     with cancel.scope(event):
         verdict = judge_one(_ErrorsWhenCancelled(event, raises), ds.case("case-000"),

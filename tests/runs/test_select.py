@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge_runner.cases.models import Label
-from judge_runner.judges.base import Decision, Verdict
+from judge_runner.cases import Label
+from judge_runner.judges import Decision, Verdict
 from judge_runner.runs.records import CaseRecord
 from judge_runner.runs.select import ORACLE, RANDOM, select
 

@@ -3,7 +3,6 @@ a session-end check that no sandbox container created by these tests is left."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import uuid
@@ -14,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import docker_available
+from tests.conftest import docker_available, docker_sdk
 
 SESSION_LABEL = "judge-runner.test-session"
 SESSION = uuid.uuid4().hex
@@ -78,9 +77,8 @@ def test_labels() -> dict[str, str]:
 
 
 def docker_client() -> Any:
-    """A docker SDK client (imported by name: the repository's docker/ folder shadows the SDK
-    for static checkers)."""
-    return importlib.import_module("docker").from_env(timeout=30)
+    """A docker SDK client."""
+    return docker_sdk().from_env(timeout=30)
 
 
 def _session_containers() -> list[str]:

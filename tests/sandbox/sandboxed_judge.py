@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from judge_runner.cases import CasePackage
-from judge_runner.judges.base import Decision, Verdict
+from judge_runner.judges import Decision, Verdict
 from judge_runner.judges.registry import JudgeOptions
 from judge_runner.sandbox import open_sandbox
 

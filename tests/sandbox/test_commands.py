@@ -11,14 +11,14 @@ import pytest
 from typer.testing import CliRunner
 
 from judge_runner.cli import app
-from tests.runs.casebuild import mixed_specs, write_dataset
+from tests.casebuilder import answer_dataset, mixed_answers
 
 
 @pytest.fixture
 def dataset(tmp_path: Path) -> tuple[Path, str]:
     """A valid dataset (world-readable, as the sandbox user needs) whose evidence folder holds
     a canary; returns (root, canary)."""
-    root = write_dataset(tmp_path / "ds", mixed_specs(2))
+    root = answer_dataset(tmp_path / "ds", mixed_answers(2))
     canary = f"EVIDENCECANARY-{uuid.uuid4().hex}"
     evidence = root / "evidence" / "case-000"
     evidence.mkdir(parents=True)

@@ -14,8 +14,8 @@ import pytest
 from typer.testing import CliRunner
 
 from judge_runner.cli import app
+from tests.casebuilder import answer_dataset, mixed_answers
 from tests.conftest import REPO
-from tests.runs.casebuild import mixed_specs, write_dataset
 from tests.sandbox.conftest import Planted, docker_client
 
 pytestmark = pytest.mark.docker
@@ -127,7 +127,7 @@ def test_terminated_eval_removes_the_containers_its_worker_threads_opened(
 ) -> None:
     """`judge-runner eval` opens sandboxes in worker threads, where Python cannot install signal
     handlers; a SIGTERM to the run still removes every container it holds."""
-    ds = write_dataset(tmp_path / "ds", mixed_specs(2))
+    ds = answer_dataset(tmp_path / "ds", mixed_answers(2))
     announce = tmp_path / "opened.txt"
     env = {**os.environ, "PYTHONPATH": str(REPO), "JR_TEST_ANNOUNCE": str(announce),
            "JR_TEST_SANDBOX_LABELS": json.dumps(test_labels)}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.ingest.importer import ImportOptions, import_trials
+from judge_runner.ingest import ImportOptions, import_trials
 from tests.conftest import EXAMPLES
 
 

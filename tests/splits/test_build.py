@@ -10,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases import Dataset
-from judge_runner.cases.validate import ValidationLimits
+from judge_runner.cases import Dataset, ValidationLimits
 from judge_runner.splits.build import SplitError, build_splits
 from judge_runner.splits.manifest import read_split
 from tests.conftest import REPO

@@ -9,8 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from judge_runner.cases import Dataset
-from judge_runner.cases.validate import ValidationLimits
+from judge_runner.cases import Dataset, ValidationLimits
 from judge_runner.splits import commands
 from judge_runner.splits.build import DEFAULT_EVAL_FRACTION
 from judge_runner.splits.manifest import BenchManifest, dataset_sha256, read_split

@@ -6,15 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases import Dataset
-from judge_runner.cases.models import Domain, Label
+from judge_runner.cases import Dataset, Domain, Label
 from judge_runner.judges.registry import JudgeOptions, build_judge
 from judge_runner.runs.metrics import compute_metrics
 from judge_runner.runs.runner import run_eval
 from judge_runner.splits.build import SplitError, build_splits
 from judge_runner.splits.gate import build_gate
 from judge_runner.splits.manifest import PoolCase, read_split
-from tests.runs.casebuild import Spec, write_dataset
+from tests.casebuilder import AnswerCase, answer_dataset
 
 
 def test_gate_on_real_dev_split(real_dataset: Path, tmp_path: Path) -> None:
@@ -64,8 +63,8 @@ def test_baseline_picks_the_closest_subset(tmp_path: Path) -> None:
             # the scripted baseline is right on tasks t%3 != 0 and wrong on the others
             wrong = t % 3 == 0 and k in (0, 2)
             answer = ("fail" if label is Label.PASS else "pass") if wrong else label.value
-            specs.append(Spec(f"t{t:02d}-{k}", f"t{t:02d}", Domain.FINANCE, label, answer))
-    ds = Dataset(write_dataset(tmp_path / "ds", specs))
+            specs.append(AnswerCase(f"t{t:02d}-{k}", f"t{t:02d}", Domain.FINANCE, label, answer))
+    ds = Dataset(answer_dataset(tmp_path / "ds", specs))
     dev = [PoolCase(case_id=s.case_id, task=s.task, domain="finance", label=s.label.value)
            for s in specs if s.label is not None]
     judge = build_judge("tests.runs.scripted_judge:make_judge", JudgeOptions())

@@ -8,9 +8,9 @@ import pytest
 
 from judge_runner.cases import Dataset
 from judge_runner.runs.runner import RunResult
-from tests.conftest import EXAMPLES, require
+from tests import casebuilder
+from tests.conftest import require
 from tests.fakeapi import FakeMessagesServer
-from tests.judges import casekit
 from tests.view import runs
 from tests.view.browser import Browser, browser, playwright_missing
 
@@ -28,13 +28,7 @@ def citing(hostile: Dataset, tmp_path_factory: pytest.TempPathFactory) -> RunRes
 
 @pytest.fixture(scope="session")
 def examples_dataset(tmp_path_factory: pytest.TempPathFactory) -> Dataset:
-    from judge_runner.ingest import ImportOptions, import_trials
-
-    require((EXAMPLES / "trials").is_dir(), f"bundled examples not found at {EXAMPLES}")
-    out = tmp_path_factory.mktemp("examples") / "dataset"
-    import_trials([EXAMPLES / "trials"], out, ImportOptions(task_dirs=[EXAMPLES / "tasks"]))
-    casekit.register_secrets(out)
-    return Dataset(out)
+    return casebuilder.imported_examples(tmp_path_factory.mktemp("examples") / "dataset")
 
 
 @pytest.fixture(scope="session")

@@ -13,21 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from judge_runner.cases import (
-    CasePackage,
-    Dataset,
-    Domain,
-    Label,
-    LabelRecord,
-    Source,
-    Step,
-    StepKind,
-    Termination,
-    TerminationStatus,
-    Trajectory,
-    write_case,
-)
-from judge_runner.judges.base import (
+from judge_runner.cases import CasePackage, Dataset, Domain, Label
+from judge_runner.judges import (
     Decision,
     EvidenceRef,
     Inspection,
@@ -38,6 +25,7 @@ from judge_runner.judges.base import (
 )
 from judge_runner.judges.products import write_products
 from judge_runner.runs.runner import RunResult, run_eval
+from tests.casebuilder import bash, build_case, msg, skill, write
 from tests.fakeapi import FakeMessagesServer, Reply, reply, tool_use
 from tests.judges import sessions
 
@@ -50,35 +38,24 @@ OUTPUT_QUOTE = "3 passed, 1 failed"
 def hostile_dataset(root: Path, n: int = 3) -> Dataset:
     """`n` cases; case-0 is labelled fail, the others pass. Each step output holds a script."""
     for i in range(n):
-        case_id = f"case-{i}"
         steps = [
-            Step(index=0, kind=StepKind.ASSISTANT_MESSAGE, text=f"Plan **bold** {SCRIPT}"),
-            Step(index=1, kind=StepKind.TOOL_CALL, tool="Bash", tool_use_id="t1",
-                 arguments={"command": "pytest -q"}, exit_code=1, is_error=True,
-                 output=f"collected 4 items\n{SCRIPT}\n{OUTPUT_QUOTE}\n" + "x\n" * 60),
-            Step(index=2, kind=StepKind.SKILL_USE, tool="Skill", skill="checking",
-                 text="# Checking\nRun the tests."),
-            Step(index=3, kind=StepKind.TOOL_CALL, tool="Write", tool_use_id="t2",
-                 arguments={"file_path": "/root/out.txt", "content": "total 42"}, output="ok",
-                 files_touched=["/root/out.txt"]),
-            Step(index=4, kind=StepKind.TOOL_CALL, tool="Bash", tool_use_id="t3",
-                 arguments={"command": "cat big.log"},
-                 output="head\n[... 5000 characters omitted ...]\ntail", omitted_chars=5000),
+            msg(f"Plan **bold** {SCRIPT}"),
+            bash("pytest -q", f"collected 4 items\n{SCRIPT}\n{OUTPUT_QUOTE}\n" + "x\n" * 60, 1,
+                 tool_use_id="t1"),
+            skill("checking", "# Checking\nRun the tests."),
+            write("/root/out.txt", "total 42", output="ok", tool_use_id="t2"),
+            bash("cat big.log", "head\n[... 5000 characters omitted ...]\ntail", None,
+                 tool_use_id="t3", omitted_chars=5000),
         ]
-        trajectory = Trajectory(
-            case_id=case_id, source_format="test", steps=steps, final_message="Done.",
-            termination=Termination(status=TerminationStatus.COMPLETED, num_turns=len(steps)))
-        write_case(root, task=f"task-{i % 2}", domain=Domain.MATHEMATICS,
+        build_case(root, steps, case_id=f"case-{i}", task=f"task-{i % 2}",
+                   domain=Domain.MATHEMATICS,
                    instruction=f"# Task\nWrite /root/out.txt.\n\n<img src=x onerror=alert(1)>\n"
                                f"{SCRIPT}\n",
-                   trajectory=trajectory,
-                   source=Source(trial_path=f"trials/{case_id}", trial_name=case_id,
-                                 transcript_format="test"),
-                   skills={"checking": {"SKILL.md": "---\nname: checking\ndescription: d\n---\n"
-                                                     "# Checking\nRun the tests.\n"}},
+                   subtype=None, final_message="Done.",
+                   skills={"checking": "---\nname: checking\ndescription: d\n---\n"
+                                       "# Checking\nRun the tests.\n"},
                    artifacts={"/root/out.txt": f"line one\ntotal 42\n{SCRIPT}\n"},
-                   label=LabelRecord(case_id=case_id, label=Label.FAIL if i == 0 else Label.PASS,
-                                     reward=0.0 if i == 0 else 1.0))
+                   label=Label.FAIL if i == 0 else Label.PASS)
     return Dataset(root)
 
 

@@ -12,7 +12,7 @@ from judge_runner.cli import app
 from judge_runner.evolve.state import EvolveState
 from judge_runner.view.lineage import write_lineage_page
 from judge_runner.view.pages import ViewError
-from tests.evolve.pool import build_pool
+from tests.casebuilder import dev_pool
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def evolution(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("evolution")
-    dataset, dev, gate = build_pool(work, n_tasks=4, per_task=8, gate_fail=6, gate_pass=3)
+    dataset, dev, gate = dev_pool(work, n_tasks=4, per_task=8, gate_fail=6, gate_pass=3)
     (work / "dev.txt").write_text("\n".join(dev) + "\n")
     (work / "gate.txt").write_text("\n".join(gate) + "\n")
     skills = work / "judgeskills"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from judge_runner.cases.models import Label
-from judge_runner.judges.base import Decision, Outcome
+from judge_runner.cases import Label
+from judge_runner.judges import Decision, Outcome
 from judge_runner.judges.rules.calibrate import Evidence, evidence_of, fit, leave_one_task_out
 from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.optimizer import DevResult

@@ -5,17 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge_runner.cases import CasePackage, TerminationStatus
-from judge_runner.judges.base import Outcome
+from judge_runner.judges import Outcome
 from judge_runner.judges.rules.checks import CHECKS, Finding, known_checks
 from judge_runner.judges.rules.evidence import CaseView
 from judge_runner.judges.rules.judge import default_skill_dir
 from judge_runner.judges.rules.spec import load_rules
-from tests.judges.casekit import point_artifact_at
-from tests.judges.rules.builder import (
+from tests.casebuilder import (
     GOOD_RUN,
     bash,
     build_case,
     msg,
+    point_artifact_at,
     read,
     skill,
     write,
@@ -26,6 +26,13 @@ RULES = load_rules(default_skill_dir(), known_checks())
 
 def run(case: CasePackage, check_id: str) -> Finding | None:
     return CHECKS[check_id].run(CaseView(case), RULES.by_id(check_id))
+
+
+def found(case: CasePackage, check_id: str, expected: Outcome) -> Finding:
+    """The check's finding on `case`, asserted to be there with the `expected` outcome."""
+    finding = run(case, check_id)
+    assert finding is not None and finding.outcome is expected
+    return finding
 
 
 def outcome(case: CasePackage, check_id: str) -> Outcome | None:
@@ -45,15 +52,13 @@ def test_run_terminated_supports_a_completed_run(tmp_path: Path) -> None:
 
 def test_run_terminated_refutes_a_run_without_result(tmp_path: Path) -> None:
     case = build_case(tmp_path, status=TerminationStatus.NO_RESULT)
-    finding = run(case, "run_terminated")
-    assert finding is not None and finding.outcome is Outcome.REFUTES
+    finding = found(case, "run_terminated", Outcome.REFUTES)
     assert finding.evidence[0].ref == str(len(GOOD_RUN) - 1)  # rests on the last step
 
 
 def test_run_terminated_refutes_an_error_result(tmp_path: Path) -> None:
     case = build_case(tmp_path, status=TerminationStatus.ERROR, subtype="error_max_turns")
-    finding = run(case, "run_terminated")
-    assert finding is not None and finding.outcome is Outcome.REFUTES
+    finding = found(case, "run_terminated", Outcome.REFUTES)
     assert "error_max_turns" in finding.text
 
 
@@ -61,8 +66,7 @@ def test_run_terminated_refutes_an_error_result(tmp_path: Path) -> None:
 
 def test_no_deferral_refutes_a_request_for_credentials(tmp_path: Path) -> None:
     steps = [*GOOD_RUN[:-1], msg("Could you provide a GitHub token so I can continue?")]
-    finding = run(build_case(tmp_path, steps), "no_deferral")
-    assert finding is not None and finding.outcome is Outcome.REFUTES
+    finding = found(build_case(tmp_path, steps), "no_deferral", Outcome.REFUTES)
     assert finding.evidence[0].ref == str(len(steps) - 1)
 
 
@@ -78,30 +82,26 @@ def test_no_deferral_does_not_apply_without_a_final_message(tmp_path: Path) -> N
 # required_outputs_present
 
 def test_required_outputs_supported_by_a_write_step(tmp_path: Path) -> None:
-    finding = run(build_case(tmp_path), "required_outputs_present")
-    assert finding is not None and finding.outcome is Outcome.SUPPORTS
+    finding = found(build_case(tmp_path), "required_outputs_present", Outcome.SUPPORTS)
     assert finding.evidence[0].kind == "step" and finding.evidence[0].ref == "3"
 
 
 def test_required_outputs_supported_by_a_stored_artifact(tmp_path: Path) -> None:
     case = build_case(tmp_path, artifacts={"/root/out.json": b'{"total": 6}'})
-    finding = run(case, "required_outputs_present")
-    assert finding is not None and finding.outcome is Outcome.SUPPORTS
+    finding = found(case, "required_outputs_present", Outcome.SUPPORTS)
     assert (finding.evidence[0].kind, finding.evidence[0].ref) == ("artifact", "root/out.json")
 
 
 def test_required_outputs_refuted_when_never_written(tmp_path: Path) -> None:
     steps = [bash("python3 analyse.py", "total 6"), msg("The total is 6.")]
-    finding = run(build_case(tmp_path, steps), "required_outputs_present")
-    assert finding is not None and finding.outcome is Outcome.REFUTES
+    finding = found(build_case(tmp_path, steps), "required_outputs_present", Outcome.REFUTES)
     assert "/root/out.json" in finding.text
 
 
 def test_required_outputs_counts_a_script_that_writes_the_file(tmp_path: Path) -> None:
     script = "import json\njson.dump({'total': 6}, open('/root/out.json', 'w'))\n"
     steps = [write("/root/job.py", script), bash("python3 /root/job.py", "done"), msg("Done.")]
-    finding = run(build_case(tmp_path, steps), "required_outputs_present")
-    assert finding is not None and finding.outcome is Outcome.SUPPORTS
+    finding = found(build_case(tmp_path, steps), "required_outputs_present", Outcome.SUPPORTS)
     assert finding.evidence[0].ref == "1"
 
 
@@ -124,8 +124,7 @@ def test_outputs_well_formed_supports_valid_json(tmp_path: Path) -> None:
 
 def test_outputs_well_formed_refutes_broken_json(tmp_path: Path) -> None:
     case = build_case(tmp_path, artifacts={"/root/out.json": b'{"total": '})
-    finding = run(case, "outputs_well_formed")
-    assert finding is not None and finding.outcome is Outcome.REFUTES
+    finding = found(case, "outputs_well_formed", Outcome.REFUTES)
     assert finding.evidence[0].ref == "root/out.json" and "invalid JSON" in finding.text
 
 
@@ -144,8 +143,7 @@ def test_errors_resolved_supports_a_fixed_error(tmp_path: Path) -> None:
 def test_errors_resolved_refutes_a_final_failure(tmp_path: Path) -> None:
     steps = [bash("python3 a.py", "ok"), bash("gh auth status", "You are not logged in", 1),
              msg("I need access.")]
-    finding = run(build_case(tmp_path, steps), "errors_resolved")
-    assert finding is not None and finding.outcome is Outcome.REFUTES
+    finding = found(build_case(tmp_path, steps), "errors_resolved", Outcome.REFUTES)
     assert finding.evidence[0].ref == "1"
 
 
@@ -163,8 +161,7 @@ def test_errors_resolved_not_applicable_without_commands(tmp_path: Path) -> None
 # output_checked
 
 def test_output_checked_supports_a_read_back(tmp_path: Path) -> None:
-    finding = run(build_case(tmp_path), "output_checked")
-    assert finding is not None and finding.outcome is Outcome.SUPPORTS
+    finding = found(build_case(tmp_path), "output_checked", Outcome.SUPPORTS)
     assert finding.evidence[0].ref == "4"
 
 
@@ -176,8 +173,7 @@ def test_output_checked_refutes_an_unread_output(tmp_path: Path) -> None:
 def test_output_checked_needs_the_check_after_the_last_write(tmp_path: Path) -> None:
     steps = [write("/root/out.json", "{}"), read("/root/out.json", "{}"),
              write("/root/out.json", '{"total": 6}'), msg("Saved.")]
-    finding = run(build_case(tmp_path, steps), "output_checked")
-    assert finding is not None and finding.outcome is Outcome.REFUTES
+    finding = found(build_case(tmp_path, steps), "output_checked", Outcome.REFUTES)
     assert finding.evidence[0].ref == "2"
 
 
@@ -189,8 +185,7 @@ def test_claims_backed_supports_a_claim_with_a_write(tmp_path: Path) -> None:
 
 def test_claims_backed_refutes_a_saved_claim_without_write(tmp_path: Path) -> None:
     steps = [bash("python3 a.py", "6"), msg("The report has been saved to `/root/summary.csv`.")]
-    finding = run(build_case(tmp_path, steps), "claims_backed")
-    assert finding is not None and finding.outcome is Outcome.REFUTES
+    finding = found(build_case(tmp_path, steps), "claims_backed", Outcome.REFUTES)
     assert "/root/summary.csv" in finding.text
 
 
@@ -221,13 +216,13 @@ def test_skills_consulted_accepts_reading_a_skill_file(tmp_path: Path) -> None:
 
 
 def test_skills_consulted_refutes_ignored_skills(tmp_path: Path) -> None:
-    finding = run(build_case(tmp_path, [bash("ls", "x"), msg("Done.")]), "skills_consulted")
-    assert finding is not None and finding.outcome is Outcome.REFUTES
+    case = build_case(tmp_path, [bash("ls", "x"), msg("Done.")])
+    finding = found(case, "skills_consulted", Outcome.REFUTES)
     assert (finding.evidence[0].kind, finding.evidence[0].ref) == ("skill", "tables")
 
 
 def test_skills_consulted_not_applicable_without_skills(tmp_path: Path) -> None:
-    assert outcome(build_case(tmp_path, skills=()), "skills_consulted") is None
+    assert outcome(build_case(tmp_path, skills={}), "skills_consulted") is None
 
 
 # skill_procedure_followed
@@ -239,8 +234,7 @@ def test_skill_procedure_followed_supports_running_the_skill_script(tmp_path: Pa
 def test_skill_procedure_followed_refutes_skipping_the_script(tmp_path: Path) -> None:
     steps = [skill("tables", "Always run `recalc.py` after editing."), bash("python3 mine.py"),
              msg("Done.")]
-    finding = run(build_case(tmp_path, steps), "skill_procedure_followed")
-    assert finding is not None and finding.outcome is Outcome.REFUTES
+    finding = found(build_case(tmp_path, steps), "skill_procedure_followed", Outcome.REFUTES)
     assert finding.evidence[0].ref == "0"
 
 
@@ -254,16 +248,14 @@ def test_skill_procedure_followed_not_applicable_for_skills_without_scripts(
 
 def test_error_ratio_supports_few_failures(tmp_path: Path) -> None:
     steps = [bash("head /root/input.csv", "a\n1", 1), *GOOD_RUN]  # 1 failure in 4 calls
-    finding = run(build_case(tmp_path, steps), "error_ratio")
-    assert finding is not None and finding.outcome is Outcome.SUPPORTS
+    finding = found(build_case(tmp_path, steps), "error_ratio", Outcome.SUPPORTS)
     assert "1/4" in finding.text
 
 
 def test_error_ratio_refutes_many_failures(tmp_path: Path) -> None:
     steps = [bash(f"try {i}", "boom", exit_code=1) for i in range(3)] + [bash("ok", "fine"),
                                                                           msg("Done.")]
-    finding = run(build_case(tmp_path, steps), "error_ratio")
-    assert finding is not None and finding.outcome is Outcome.REFUTES
+    finding = found(build_case(tmp_path, steps), "error_ratio", Outcome.REFUTES)
     assert "3/4" in finding.text
 
 
@@ -276,8 +268,7 @@ def test_error_ratio_not_applicable_to_short_runs(tmp_path: Path) -> None:
 def test_no_substitute_data_refutes_synthetic_data(tmp_path: Path) -> None:
     steps = [msg("The API is unreachable, so I will use synthetic data instead."),
              *GOOD_RUN]
-    finding = run(build_case(tmp_path, steps), "no_substitute_data")
-    assert finding is not None and finding.outcome is Outcome.REFUTES
+    finding = found(build_case(tmp_path, steps), "no_substitute_data", Outcome.REFUTES)
     assert finding.evidence[0].quote == "synthetic data"
 
 

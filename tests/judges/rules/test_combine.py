@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from judge_runner.judges.base import Decision, Inspection, Outcome
+from judge_runner.judges import Decision, Inspection, Outcome
 from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.combine import combine
 from judge_runner.judges.rules.spec import (

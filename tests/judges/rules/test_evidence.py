@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge_runner.judges.rules.evidence import CaseView, RequiredOutput, required_outputs
-from tests.judges.rules.builder import bash, build_case, msg, read, write
+from tests.casebuilder import bash, build_case, msg, read, write
 
 
 def paths(text: str) -> list[str]:

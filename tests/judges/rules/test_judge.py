@@ -8,13 +8,13 @@ import pytest
 
 from judge_runner.cases import TerminationStatus
 from judge_runner.ingest.normalize import SAME_AS_FINAL
-from judge_runner.judges.base import Decision, Outcome
+from judge_runner.judges import Decision, Outcome
 from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE, read_log, read_verdict
 from judge_runner.judges.registry import JudgeOptions, build_judge
 from judge_runner.judges.rules import RulesJudge, make_judge
 from judge_runner.judges.rules.judge import default_skill_dir
-from tests.judges.rules.builder import GOOD_RUN, bash, build_case, msg, notice
+from tests.casebuilder import GOOD_RUN, bash, build_case, msg, notice
 
 
 def judge() -> RulesJudge:

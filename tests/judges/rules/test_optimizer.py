@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases.models import Label
-from judge_runner.judges.base import Decision, Outcome
+from judge_runner.cases import Label
+from judge_runner.judges import Decision, Outcome
 from judge_runner.judges.rules import RulesJudge
 from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.optimizer import (
@@ -18,8 +18,8 @@ from judge_runner.judges.rules.optimizer import (
     propose,
 )
 from judge_runner.judges.rules.spec import CHECKS_FILE, load_rules
+from tests.casebuilder import GOOD_RUN, build_case
 from tests.conftest import REPO
-from tests.judges.rules.builder import GOOD_RUN, build_case
 
 S, R = Outcome.SUPPORTS, Outcome.REFUTES
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases import CasePackage
-from judge_runner.judges.base import Outcome
+from judge_runner.cases import CasePackage, Step
+from judge_runner.judges import Outcome
 from judge_runner.judges.rules import outcome_checks
 from judge_runner.judges.rules.checks import CHECKS, known_checks
 from judge_runner.judges.rules.evidence import CaseView
 from judge_runner.judges.rules.spec import load_rules
+from tests.casebuilder import GOOD_RUN, bash, build_case, msg, read, write
 from tests.conftest import REPO
-from tests.judges.rules.builder import GOOD_RUN, bash, build_case, msg, read, write
 
 RULES = load_rules(REPO / "judgeskills" / "v2", known_checks())
 CHECK_CODE = [Path(outcome_checks.__file__), Path(outcome_checks.__file__).with_name("checks.py"),
@@ -31,7 +31,7 @@ def outcome(case: CasePackage, check_id: str) -> Outcome | None:
     return None if finding is None else finding.outcome
 
 
-def with_steps(tmp_path: Path, *steps: dict[str, object], final: str = "Done.") -> CasePackage:
+def with_steps(tmp_path: Path, *steps: Step, final: str = "Done.") -> CasePackage:
     return build_case(tmp_path / "d", [*GOOD_RUN[:-1], *steps, msg(final)])
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from judge_runner.cases import CasePackage, Dataset, StepKind, TerminationStatus
 from judge_runner.ingest import ImportOptions, import_trials
-from judge_runner.judges.base import Decision, Verdict
+from judge_runner.judges import Decision, Verdict
 from judge_runner.judges.products import LOG_FILE, PLAN_FILE, read_log
 from judge_runner.judges.rules import RulesJudge
 from judge_runner.judges.rules.judge import default_skill_dir
