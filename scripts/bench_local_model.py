@@ -76,6 +76,11 @@ def counters(base_url: str) -> dict[str, float]:
              if line.startswith("llamacpp:") and " " in line)}
 
 
+def rate(metrics: dict[str, float], tokens: str, seconds: str) -> float | None:
+    spent = metrics.get(seconds)
+    return round(metrics[tokens] / spent, 1) if spent else None
+
+
 def server_rss_mb(field: str) -> float | None:
     """The server's VmRSS (now) or VmHWM (peak) from /proc, in MB."""
     info = json.loads(run(sys.executable, str(SCRIPT), "path").stdout)
@@ -210,8 +215,12 @@ def main() -> None:
         summary["server"] = {"start_to_healthy_s": round(start_s, 1),
                              "rss_after_start_mb": rss_at_start,
                              "peak_rss_mb": server_rss_mb("VmHWM"),
-                             "prompt_tok_s": speed.get("prompt_tokens_seconds"),
-                             "gen_tok_s": speed.get("predicted_tokens_seconds")}
+                             # cumulative counters (the *_tokens_seconds gauges are rates
+                             # since the previous /metrics read, 0 when nothing ran since)
+                             "prompt_tok_s": rate(speed, "prompt_tokens_total",
+                                                  "prompt_seconds_total"),
+                             "gen_tok_s": rate(speed, "tokens_predicted_total",
+                                               "tokens_predicted_seconds_total")}
     finally:
         run(sys.executable, str(SCRIPT), "stop", check=False)
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
