@@ -21,7 +21,7 @@ evolve_app = typer.Typer(help="Evolve a JudgeSkill through the fixed gate.", no_
 
 
 def _optimizer(
-    name: OptimizerKind, model: str | None, base_url: str | None, run_dir: Path
+    name: OptimizerKind, model: str | None, base_url: str | None, run_dir: Path, max_tokens: int
 ) -> Optimizer:
     if name is OptimizerKind.RULES:
         from judge_runner.evolve.rules_optimizer import RulesOptimizer
@@ -33,7 +33,7 @@ def _optimizer(
     from judge_runner.models import make_client
 
     return ModelOptimizer(make_client(base_url=base_url, models=[model]), model,
-                          run_dir / OPTIMIZER_TRANSCRIPT)
+                          run_dir / OPTIMIZER_TRANSCRIPT, max_tokens=max_tokens)
 
 
 @evolve_app.callback(invoke_without_command=True)
@@ -65,6 +65,12 @@ def evolve_cmd(
         OptimizerKind | None, typer.Option(help="Default: rules for --judge rules, else model.")
     ] = None,
     optimizer_model: Annotated[str | None, typer.Option(help="Model of the optimizer.")] = None,
+    optimizer_max_tokens: Annotated[
+        int, typer.Option(min=256, help="Cap on each answer of the model optimizer.")
+    ] = 16_000,
+    brief_tokens: Annotated[
+        int, typer.Option(min=200, help="Bound on each strategy brief, in tokens.")
+    ] = 6000,
     base_url: Annotated[str | None, typer.Option(help="Messages API base URL.")] = None,
     sandbox: SandboxOpt = None,
     rounds: Annotated[int, typer.Option(min=1)] = 3,
@@ -121,6 +127,8 @@ def evolve_cmd(
         max_candidates=max_candidates,
         require_paired_test=require_paired_test,
         paired_alpha=alpha,
+        brief_token_bound=brief_tokens,
+        optimizer_max_tokens=optimizer_max_tokens,
         concurrency=concurrency,
     )
 
@@ -137,7 +145,8 @@ def evolve_cmd(
         run_dir=run_dir,
         dataset=ds,
         evaluator=SkillEvaluator(ds, make_judge, run_dir, concurrency=concurrency),
-        optimizer=_optimizer(optimizer_name, optimizer_model, base_url, run_dir),
+        optimizer=_optimizer(optimizer_name, optimizer_model, base_url, run_dir,
+                             optimizer_max_tokens),
         skills_root=skill.parent,
     )
     try:

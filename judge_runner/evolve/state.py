@@ -95,6 +95,7 @@ class EvolveConfig(BaseModel):
     require_paired_test: bool = False
     paired_alpha: float = 0.05
     brief_token_bound: int = 6000
+    optimizer_max_tokens: int = 16_000  # the model optimizer's answer cap
     concurrency: int = 4
 
 

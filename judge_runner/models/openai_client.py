@@ -18,30 +18,27 @@ know which wire was used:
   `cached_tokens` to cache_read_input_tokens (these APIs bill no cache writes).
 
 Retries, the per-attempt timeout cut to the case's wall deadline, the temperature fallback and
-key scrubbing work as in `AnthropicClient`; the SDK's own retries are off.
+key scrubbing are `WireClient`'s, as for `AnthropicClient`; the SDK's own retries are off.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import threading
 from typing import Any
 from urllib.parse import urlparse
 
 import openai
 from pydantic import BaseModel, ConfigDict, ValidationError
-from tenacity import RetryCallState
 
-from judge_runner import cancel
 from judge_runner.log import get_logger
 from judge_runner.models.base import ModelError, ModelRequest, ModelResponse, Usage
-from judge_runner.models.pricing import PriceTable, price_table
-from judge_runner.models.retry import RETRYABLE_STATUS, Attempts, RetryPolicy, parse_retry_after
+from judge_runner.models.pricing import PriceTable
+from judge_runner.models.retry import RETRYABLE_STATUS, RetryPolicy, parse_retry_after
 from judge_runner.models.wire import (
     LOCAL_DUMMY_KEY,
     ModelCallError,
-    call_failure,
+    WireClient,
     is_local,
     malformed_answer,
     safe_url,
@@ -173,7 +170,7 @@ def from_chat_message(message: dict[str, Any]) -> list[dict[str, Any]]:
     return blocks
 
 
-class OpenAIClient:
+class OpenAIClient(WireClient):
     """ModelClient over `openai.OpenAI` (Chat Completions). Thread-safe.
 
     base_url: API root (`http://127.0.0.1:PORT` gets `/v1`); api_key: the provider's key (a
@@ -181,6 +178,10 @@ class OpenAIClient:
     removed by the routing client before this one sees the request).
     timeout_s, retry, prices: as for AnthropicClient.
     """
+
+    _api_error = openai.APIError
+    _timeout_error = openai.APITimeoutError
+    _connection_error = openai.APIConnectionError
 
     def __init__(
         self,
@@ -192,63 +193,19 @@ class OpenAIClient:
         retry: RetryPolicy | None = None,
         prices: PriceTable | None = None,
     ) -> None:
-        self.base_url = chat_base_url(base_url)
+        root = chat_base_url(base_url)
         if not api_key:
-            if not is_local(self.base_url):
+            if not is_local(root):
                 raise ModelError(f"{key_env} is not set; it is needed to call "
-                                 f"{safe_url(self.base_url)} (local servers need no key)")
+                                 f"{safe_url(root)} (local servers need no key)")
             api_key = LOCAL_DUMMY_KEY
-        self._api_key = api_key
-        self.timeout_s = timeout_s
-        self.retry = retry or RetryPolicy()
-        self.prices = prices if prices is not None else price_table()
-        self._lock = threading.Lock()
-        self._no_temperature: set[str] = set()
-        self._sdk = openai.OpenAI(api_key=api_key, base_url=self.base_url, max_retries=0,
+        super().__init__(base_url=root, api_key=api_key, timeout_s=timeout_s, retry=retry,
+                         prices=prices)
+        self._sdk = openai.OpenAI(api_key=api_key, base_url=root, max_retries=0,
                                   timeout=timeout_s)
 
-    def __repr__(self) -> str:  # never show the key
-        return f"OpenAIClient(base_url={safe_url(self.base_url)!r}, timeout_s={self.timeout_s})"
-
-    def complete(self, request: ModelRequest) -> ModelResponse:
-        """One Chat Completions call with retries; raises ModelCallError as AnthropicClient."""
-        with self._lock:
-            send_temperature = request.model not in self._no_temperature
-        try:
-            response = self._complete(request, send_temperature)
-        except ModelCallError as err:
-            if not (send_temperature and err.status == 400 and "temperature" in str(err)):
-                raise
-            with self._lock:
-                self._no_temperature.add(request.model)
-            log.warning("model rejects a temperature; its requests go without one from now on "
-                        "(not deterministic; responses are marked temperature_dropped)",
-                        model=request.model)
-            response = self._complete(request, send_temperature=False)
-            usage = response.usage.model_copy(update={"retries": response.usage.retries
-                                                      + err.attempts})
-            return response.model_copy(update={"usage": usage, "temperature_dropped": True})
-        if not send_temperature:
-            return response.model_copy(update={"temperature_dropped": True})
-        return response
-
-    def _complete(self, request: ModelRequest, send_temperature: bool) -> ModelResponse:
-        attempts = Attempts(self.retry, self.timeout_s, is_retryable, self._wait_for,
-                            self._log_retry)
-        try:
-            body = attempts.run(lambda timeout: self._send(request, send_temperature, timeout))
-        except openai.APIError as err:
-            raise self._failure(err, attempts.made) from None
-        try:
-            data = json.loads(body)
-        except ValueError:
-            raise ModelCallError(f"server answered 200 with a body that is not JSON: "
-                                 f"{self._redact(body[:200])!r}", attempts=attempts.made,
-                                 status=200) from None
-        return self._to_response(request, data, attempts.made)
-
+    # --- the Chat Completions wire -------------------------------------------------------
     def _send(self, request: ModelRequest, send_temperature: bool, timeout_s: float) -> str:
-        cancel.check()
         tools, tool_choice = to_chat_tools(request)
         kwargs: dict[str, Any] = {
             "model": request.model,
@@ -264,34 +221,18 @@ class OpenAIClient:
             kwargs["tool_choice"] = tool_choice
         return str(self._sdk.chat.completions.with_raw_response.create(**kwargs).text)
 
-    def _wait_for(self, err: BaseException, attempt_number: int) -> float:
-        asked = (parse_retry_after(err.response.headers)
-                 if isinstance(err, openai.APIStatusError) else None)
-        if asked is not None:
-            return min(asked, self.retry.max_retry_after_s)
-        return self.retry.backoff(attempt_number)
+    def _is_retryable(self, err: BaseException) -> bool:
+        return is_retryable(err)
 
-    def _log_retry(self, state: RetryCallState) -> None:
-        err = state.outcome.exception() if state.outcome is not None else None
-        log.warning("model call failed; retrying", attempt=state.attempt_number,
-                    max_attempts=self.retry.max_attempts, wait_s=round(state.upcoming_sleep, 3),
-                    reason=self._describe(err) if err is not None else "unknown")
-
-    def _describe(self, err: BaseException) -> str:
-        if isinstance(err, openai.APITimeoutError):
-            return "timed out (client timeout or the case's wall budget)"
-        if isinstance(err, openai.APIConnectionError):
-            return f"connection error: {err.__cause__ or err.message}"
+    def _retry_after(self, err: BaseException) -> float | None:
         if isinstance(err, openai.APIStatusError):
-            body = err.body
-            detail = (body.get("message") if isinstance(body, dict) else None) or str(body)[:200]
-            return self._redact(f"HTTP {err.status_code}: {detail}")
-        return self._redact(f"{type(err).__name__}: {err}")
+            return parse_retry_after(err.response.headers)
+        return None
 
-    def _failure(self, err: openai.APIError, attempts: int) -> ModelCallError:
-        status = err.status_code if isinstance(err, openai.APIStatusError) else None
-        return call_failure(self.base_url, attempts=attempts, status=status,
-                            retryable=is_retryable(err), description=self._describe(err))
+    def _status_detail(self, err: BaseException) -> str:
+        body = err.body if isinstance(err, openai.APIStatusError) else None
+        message = body.get("message") if isinstance(body, dict) else None
+        return f"error: {message or str(body)[:200]}"
 
     def _to_response(self, request: ModelRequest, data: object, attempts: int) -> ModelResponse:
         try:
@@ -316,9 +257,6 @@ class OpenAIClient:
             usage=Usage(input_tokens=uncached, cache_read_input_tokens=cached,
                         output_tokens=output, cost_usd=cost, calls=1, retries=attempts - 1),
         )
-
-    def _redact(self, text: str) -> str:
-        return text.replace(self._api_key, "[redacted]") if self._api_key else text
 
 
 def env_key(name: str) -> str | None:

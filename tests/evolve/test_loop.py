@@ -170,3 +170,30 @@ def test_an_answered_optimizer_request_is_not_paid_again(
     assert (first.skill_dir / "SKILL.md").read_text() == (again.skill_dir / "SKILL.md").read_text()
     spent = ModelOptimizer(client, "fake-optimizer", transcript).spent()
     assert spent.calls == 1 and spent.output_tokens > 0
+
+
+def test_malformed_and_off_format_rewrites_are_rejected_cleanly(
+    tmp_path: Path, fake_api: FakeMessagesServer
+) -> None:
+    """What small models answer: prose instead of the tool call, then a call whose SKILL.md is
+    a bare word (the real 0.5B model wrote the strategy's name). Neither crashes the loop,
+    reaches the gate or touches the skills' lineage; each is recorded with its reason."""
+    answers = iter([
+        reply({"type": "text", "text": '```json\n{"skill_md": "unfinished'}),
+        reply(tool_use("propose_skill", {"skill_md": "false_pass_hardening",
+                                         "rationale": "harden"})),
+    ])
+    fake_api.responder = lambda request: next(answers)
+    skills_root = tmp_path / "judgeskills"
+    state = make_evolution(tmp_path, fake_api, rounds=2).run()
+
+    assert state.stop_reason == "all rounds done"
+    first, second = state.candidates
+    assert first.status is CandidateStatus.FAILED
+    assert first.reason == "optimizer answered without calling propose_skill"
+    assert second.status is CandidateStatus.INVALID
+    assert second.reason is not None and "front matter" in second.reason
+    assert first.gate is None and second.gate is None
+    assert Path(state.incumbent_dir) == skills_root / "v1"
+    assert sorted(p.name for p in skills_root.iterdir() if p.is_dir()) == ["v1"]
+    assert load_lineage(skills_root).get("v2") is None

@@ -48,6 +48,25 @@ def test_identical_calls_are_nudged_once_then_end_the_session_as_stalled(
     assert time.monotonic() - started < 60  # a hang guard only
 
 
+def test_a_call_cut_at_the_output_cap_is_refused_with_the_reason(
+    fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
+) -> None:
+    # What llama.cpp answers when the cap ends a call it parses from text: the call, with the
+    # input it had so far (here none), and stop_reason max_tokens.
+    fake_api.push(reply(tool_use("write_plan", {}, "w1"), stop_reason="max_tokens"),
+                  *sessions.good_session(41))
+    verdict = agent(fake_api, max_output_tokens=300).judge(dataset.case("c-fail"),
+                                                           tmp_path / "out")
+    assert verdict.decision == Decision.FAIL, verdict.error
+    refused = sessions.tool_results(fake_api.bodies[1])[0]
+    assert refused["is_error"] is True
+    assert "invalid input for write_plan" in refused["content"]
+    assert "output cap of 300 tokens and was cut off" in refused["content"]
+    # a complete call that is refused for another reason carries no such note
+    later = [r for body in fake_api.bodies[2:] for r in sessions.tool_results(body)]
+    assert not any("cut off" in r["content"] for r in later)
+
+
 def test_different_inputs_are_not_repeats(
     fake_api: FakeMessagesServer, dataset: Dataset, tmp_path: Path
 ) -> None:

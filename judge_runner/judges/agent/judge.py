@@ -58,6 +58,10 @@ REPEAT_NUDGE = (
     "result. Go on with the next step of your plan (inspect with bash/read_file, "
     "record_inspection, submit_verdict); one more identical call ends the session."
 )
+CUT_NOTE = (
+    "\n\nnote: your answer reached the output cap of {cap} tokens and was cut off, so this "
+    "call is probably incomplete. Make shorter calls (fewer and shorter items or arguments)."
+)
 NUDGE = (
     "Continue with your tools: write_plan, inspect with bash/read_file, record_inspection, "
     "and finish with submit_verdict. Plain text is not read as a verdict."
@@ -230,9 +234,14 @@ class _Run:
                 continue
             results = []
             stalled: str | None = None
+            # An answer cut at max_tokens leaves its last call's input unfinished (servers that
+            # parse calls from text return what they had): say why the call was refused.
+            cut_off = response.stop_reason == "max_tokens"
             for call in calls:
                 repeat_of, count = self._repeat(call)
                 result = session.handle(call)
+                if cut_off and result.is_error:
+                    result = result.with_note(CUT_NOTE.format(cap=request.max_tokens))
                 if repeat_of is not None:
                     result = result.with_note(REPEAT_NUDGE.format(first=repeat_of))
                 results.append(result.block())

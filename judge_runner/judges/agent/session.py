@@ -177,7 +177,9 @@ class Session:
         if self.plan is not None:
             self.plan_revisions += 1
         self.plan = Plan(items=[PlanItem(**item.model_dump()) for item in args.items])
-        return ToolResult(call_id, f"plan recorded: {len(ids)} items ({', '.join(ids)})")
+        # Saying what comes next costs a line and keeps small models from rewriting the plan.
+        return ToolResult(call_id, f"plan recorded: {len(ids)} items ({', '.join(ids)}). "
+                          "Next: run its checks with bash or read_file, then record_inspection.")
 
     def _record_inspection(self, call_id: str, args: BaseModel) -> ToolResult:
         assert isinstance(args, t.RecordInspectionInput)
