@@ -10,6 +10,7 @@ import typer
 from judge_runner.cli.judge_options import SandboxOpt, build_or_exit, check_or_exit, judge_options
 from judge_runner.cli.support import fail
 from judge_runner.evolve.state import OptimizerKind
+from judge_runner.judges.registry import uses_flag
 from judge_runner.sandbox import SandboxKind
 
 if TYPE_CHECKING:  # the implementation loads only when a command runs (fast CLI start)
@@ -100,8 +101,10 @@ def evolve_cmd(
         raise typer.BadParameter("--skill, --dev and --run-dir are required to evolve")
     # Every candidate is a JudgeSkill: a judge that takes none would pay to gate skills it
     # never reads. Refused here, before anything is judged.
-    check_or_exit(judge, judge_options(skill=skill, model=judge_model, base_url=base_url,
-                                       sandbox=sandbox))
+    check_or_exit(judge, judge_options(skill=skill, model=judge_model, sandbox=sandbox))
+    # --base-url serves the optimizer and, where it talks to a model, the judge: a rules judge
+    # with a model optimizer is a valid pairing, so the judge gets the URL only if it takes one.
+    judge_base_url = base_url if uses_flag(judge, "base_url") else None
     try:
         splits = resolve_splits(dev, gate, eval_split, dataset)
     except (OSError, ValueError) as exc:
@@ -136,7 +139,7 @@ def evolve_cmd(
         return build_or_exit(
             judge,
             judge_options(
-                skill=skill_dir, model=judge_model, base_url=base_url, sandbox=sandbox
+                skill=skill_dir, model=judge_model, base_url=judge_base_url, sandbox=sandbox
             ),
         )
 

@@ -241,3 +241,12 @@ def check_options(name: str, options: JudgeOptions) -> None:
     factory = factory_of(name)
     if isinstance(factory, TypedFactory | ForwardingFactory):
         factory.check(options)
+
+
+def uses_flag(name: str, flag: str) -> bool:
+    """Whether judge `name` takes the command flag `flag` (a `JudgeOptions` field). A judge that
+    forwards options, or a factory without an options model, is taken to use every flag."""
+    factory = factory_of(name)
+    if isinstance(factory, TypedFactory):
+        return flag in factory.settings.model_fields
+    return True

@@ -8,7 +8,7 @@ import pytest
 
 from judge_runner.judges import NO_SKILL, JudgeConfigError, JudgeOptions, check_options
 from judge_runner.judges.direct import OneCallSettings
-from judge_runner.judges.registry import settle
+from judge_runner.judges.registry import settle, uses_flag
 from judge_runner.sandbox import SandboxKind
 
 
@@ -41,3 +41,14 @@ def test_options_a_judge_cannot_use_are_refused_before_building(
 
 def test_no_sandbox_is_what_a_judge_without_commands_has() -> None:
     check_options("direct", JudgeOptions(model="m", sandbox=SandboxKind.NONE))
+
+
+@pytest.mark.parametrize(("judge", "flag", "used"), [
+    ("rules", "base_url", False),
+    ("direct", "base_url", True),
+    ("agent", "sandbox", True),
+    ("direct", "skill", False),
+    ("cascade", "base_url", True),  # forwarded to its second stage
+])
+def test_uses_flag_answers_from_the_judge_options_model(judge: str, flag: str, used: bool) -> None:
+    assert uses_flag(judge, flag) is used
