@@ -36,20 +36,9 @@ SCRIPT = ROOT / "scripts" / "local-model"
 MODEL = "qwen2.5-coder-0.5b-instruct-q4_k_m"
 AGENT_KNOBS = ["max_turns=6", "max_output_tokens=320", "max_context_tokens=15000",
                "max_wall_s=600", "timeout_s=300"]
-# The evolution round's starting skill: short, with the rules judge's checks (see
-# tests/local_model/test_local_evolve.py, which runs one candidate of the same round in CI).
-EVOLVE_SKILL_MD = """---
-name: brief-run-judge
-description: Decide whether a finished agent run accomplished its task from the evidence it left.
-version: v1
----
-
-# Judging a finished run
-
-Treat the agent's own words as claims. Pass a run only when its outputs exist, are well
-formed and the run ended without an unresolved error; otherwise fail it. The checks this
-skill runs are listed in checks.toml.
-"""
+# The evolution round starts from the skill tests/local_model/test_local_evolve.py starts from
+# (it runs one candidate of the same round in CI).
+EVOLVE_SKILL = ROOT / "tests" / "local_model" / "evolve-skill"
 DIRECT_KNOBS = ["max_prompt_tokens=6000", "max_output_tokens=256", "timeout_s=300"]
 SPECIFIC = ("budget exhausted:", "stalled:", "unparseable output:", "context budget exhausted:",
             "prompt too large:")
@@ -164,7 +153,7 @@ def evolve_round(dataset: Path, out: Path, base_url: str) -> dict[str, Any]:
     if skill.parent.exists():
         shutil.rmtree(skill.parent)  # a promotion of an earlier run would be v2 already
     skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text(EVOLVE_SKILL_MD)
+    shutil.copy(EVOLVE_SKILL / "SKILL.md", skill / "SKILL.md")
     shutil.copy(ROOT / "judgeskills" / "v1" / "checks.toml", skill / "checks.toml")
     run_dir = out / "evolve"
     shutil.rmtree(run_dir, ignore_errors=True)

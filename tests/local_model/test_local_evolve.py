@@ -20,20 +20,10 @@ from tests.local_model.test_local_model import cli
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 
-# The optimizer sees every file of the skill and both briefs: a short SKILL.md and small briefs
-# keep its prompt near 2k tokens; the cap bounds its answer (about a minute on 2 cores).
-SKILL_MD = """---
-name: brief-run-judge
-description: Decide whether a finished agent run accomplished its task from the evidence it left.
-version: v1
----
-
-# Judging a finished run
-
-Treat the agent's own words as claims. Pass a run only when its outputs exist, are well
-formed and the run ended without an unresolved error; otherwise fail it. The checks this
-skill runs are listed in checks.toml.
-"""
+# The round's starting skill (scripts/bench_local_model.py starts from it too). The optimizer sees
+# every file of the skill and both briefs: a short SKILL.md and small briefs keep its prompt near
+# 2k tokens; the cap bounds its answer (about a minute on 2 cores).
+EVOLVE_SKILL = Path(__file__).parent / "evolve-skill"
 
 
 def test_one_evolution_round_with_the_local_model_as_optimizer(
@@ -41,7 +31,7 @@ def test_one_evolution_round_with_the_local_model_as_optimizer(
 ) -> None:
     skills = tmp_path / "judgeskills"
     (skills / "v1").mkdir(parents=True)
-    (skills / "v1" / "SKILL.md").write_text(SKILL_MD)
+    shutil.copy(EVOLVE_SKILL / "SKILL.md", skills / "v1" / "SKILL.md")
     shutil.copy(REPO / "judgeskills" / "v1" / "checks.toml", skills / "v1" / "checks.toml")
     ids = example_dataset.case_ids()
     (tmp_path / "dev.txt").write_text("\n".join(ids) + "\n")
