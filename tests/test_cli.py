@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import typer
 from typer.core import TyperGroup
 
@@ -15,3 +18,11 @@ def test_every_stage_is_registered() -> None:
     command = typer.main.get_command(app)
     assert isinstance(command, TyperGroup)
     assert set(command.commands) == COMMANDS
+
+
+def test_the_cli_starts_without_the_model_sdks() -> None:
+    # Every command (and --help) imports the CLI; the SDKs are loaded only when a client is made.
+    code = "import sys, judge_runner.cli.root; print('\\n'.join(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=60)
+    assert not {"anthropic", "openai"} & set(done.stdout.split())

@@ -15,7 +15,6 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 
-import anthropic
 from pydantic import BaseModel, ConfigDict, Field
 from tenacity import (
     RetryCallState,
@@ -59,7 +58,11 @@ class RetryPolicy(BaseModel):
         return base + jitter
 
 
+# The SDK is imported where an error is classified, not with this module: RetryPolicy is a field
+# of every model judge's options, and the SDK's import would otherwise cost each command's start.
 def is_retryable(err: BaseException) -> bool:
+    import anthropic
+
     if isinstance(err, anthropic.APIConnectionError):  # includes APITimeoutError
         return True
     return isinstance(err, anthropic.APIStatusError) and err.status_code in RETRYABLE_STATUS
@@ -67,6 +70,8 @@ def is_retryable(err: BaseException) -> bool:
 
 def retry_after_s(err: BaseException, now: datetime | None = None) -> float | None:
     """Seconds the server asked us to wait, from `retry-after-ms` or `retry-after`; else None."""
+    import anthropic
+
     if not isinstance(err, anthropic.APIStatusError):
         return None
     return parse_retry_after(err.response.headers, now)
