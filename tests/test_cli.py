@@ -11,7 +11,8 @@ from typer.core import TyperGroup
 from judge_runner.cli import app
 
 COMMANDS = {"schema", "import", "validate", "show", "judge", "eval", "compare", "verdicts",
-            "select", "view", "sandbox", "skills", "bench", "evolve", "harbor", "checklist"}
+            "select", "view", "sandbox", "skills", "bench", "evolve", "harbor", "checklist",
+            "experiment"}
 
 
 def test_every_stage_is_registered() -> None:

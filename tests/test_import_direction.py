@@ -24,9 +24,10 @@ PACKAGE = Path(__file__).resolve().parents[1] / "judge_runner"
 # Bottom to top, in the order data flows: cases are imported and normalized (ingest), judged by
 # models in sandboxes with skills (judges), judged runs are scored (runs), runs build the gate
 # (splits), skills evolve through the gate (evolve), Harbor runs judges as trials, the checklist
-# pipeline grades runs on its own, view renders runs and lineages, and cli composes it all.
+# pipeline grades runs on its own, view renders runs and lineages, experiments run plans of
+# many judges into runs and report them together, and cli composes it all.
 STAGES = ("cases", "ingest", "models", "sandbox", "skills", "judges", "runs", "splits", "evolve",
-          "harbor", "checklist", "view")
+          "harbor", "checklist", "view", "experiments")
 # Modules at the package root that belong to a stage: Harbor loads its agent by this path.
 ROOT_MEMBERS = {"harbor_agent": "harbor", "__main__": "cli"}
 FOUNDATION = frozenset({"cancel", "closing", "jsonl", "log", "templates", "text"})

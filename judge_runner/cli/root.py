@@ -47,6 +47,7 @@ def _register_stages() -> None:
     from judge_runner.cli import (
         checklist,
         evolve,
+        experiment,
         harbor,
         ingest,
         judges,
@@ -57,8 +58,8 @@ def _register_stages() -> None:
         view,
     )
 
-    for stage in (ingest, sandbox, skills, judges, splits, runs, view, evolve, harbor,
-                  checklist):
+    for stage in (ingest, sandbox, skills, judges, splits, runs, experiment, view, evolve,
+                  harbor, checklist):
         stage.register(app)
 
 

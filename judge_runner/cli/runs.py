@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import signal
 from pathlib import Path
 from typing import Annotated
@@ -30,7 +29,7 @@ from judge_runner.runs.report import (
 )
 from judge_runner.runs.runner import MissingCasesError, RunResult, run_eval
 from judge_runner.runs.select import select
-from judge_runner.runs.store import ConfigMismatchError, config_hash
+from judge_runner.runs.store import ConfigMismatchError, run_dir_name
 
 _stdout = Console()
 _stderr = Console(stderr=True)
@@ -45,8 +44,7 @@ ProgressOpt = Annotated[bool, typer.Option("--progress/--no-progress")]
 
 
 def _default_run_dir(judge: Judge, split: str) -> Path:
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", judge.name)
-    return Path("runs") / f"{safe}-{split}-{config_hash(judge.name, judge.config())[:10]}"
+    return Path("runs") / run_dir_name(judge.name, judge.config(), split)
 
 
 def execute(

@@ -27,6 +27,7 @@ from judge_runner.judges.registry import (
 )
 from judge_runner.judges.rules.optimizer import DevResult, propose
 from judge_runner.judges.rules.spec import RulesError
+from judge_runner.judges.sizes import AgentShape, Call, CaseCalls, case_calls, settings_of
 
 __all__ = [
     "JUDGES",
@@ -40,6 +41,9 @@ __all__ = [
     "VERDICT_FILE",
     "WRITE_PLAN",
     "AgentJudge",
+    "AgentShape",
+    "Call",
+    "CaseCalls",
     "Decision",
     "DevResult",
     "EvidenceRef",
@@ -57,9 +61,11 @@ __all__ = [
     "UnknownJudgeError",
     "Verdict",
     "build_judge",
+    "case_calls",
     "check_options",
     "json_unescaped",
     "propose",
     "read_log",
+    "settings_of",
     "write_products",
 ]

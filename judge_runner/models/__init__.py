@@ -29,6 +29,7 @@ from judge_runner.models.recording import (
 if TYPE_CHECKING:
     from judge_runner.models.anthropic_client import AnthropicClient, ModelCallError
     from judge_runner.models.factory import make_client
+    from judge_runner.models.providers import PROVIDERS, Provider, split_model
     from judge_runner.models.retry import RetryPolicy
 
 # The anthropic SDK takes most of a second to import; load it only when a client is needed,
@@ -38,6 +39,9 @@ _LAZY = {
     "ModelCallError": "judge_runner.models.anthropic_client",
     "make_client": "judge_runner.models.factory",
     "RetryPolicy": "judge_runner.models.retry",
+    "PROVIDERS": "judge_runner.models.providers",
+    "Provider": "judge_runner.models.providers",
+    "split_model": "judge_runner.models.providers",
 }
 
 
@@ -49,6 +53,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 __all__ = [
+    "PROVIDERS",
     "TRANSCRIPT",
     "AnthropicClient",
     "ModelCallError",
@@ -59,6 +64,7 @@ __all__ = [
     "ModelResponse",
     "PriceFileError",
     "PriceTable",
+    "Provider",
     "RecordingClient",
     "ReplayClient",
     "ReplayError",
@@ -73,6 +79,7 @@ __all__ = [
     "read_transcript",
     "request_key",
     "run_usage",
+    "split_model",
     "system_blocks",
     "transcript_usage",
     "with_conversation_breakpoint",

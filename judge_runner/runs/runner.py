@@ -161,7 +161,7 @@ def _judge_all(
     with cancel.active(cancelled):
         try:
             for case_id in todo:
-                futures.append(pool.submit(_judge_in_scope, cancelled, judge, dataset.case(case_id),
+                futures.append(pool.submit(judge_in_scope, cancelled, judge, dataset.case(case_id),
                                            run_dir / CASES_OUT / case_id))
             for future in as_completed(futures):
                 keep(future.result())
@@ -181,7 +181,7 @@ def _judge_all(
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _judge_in_scope(event: threading.Event, judge: Judge, case: CasePackage,
+def judge_in_scope(event: threading.Event, judge: Judge, case: CasePackage,
                     out_dir: Path) -> Verdict:
     """`judge_one` with `event` as this worker's cancellation signal. A case picked up after
     cancellation is not judged at all (its earlier products stay as they were)."""

@@ -9,6 +9,7 @@ SIGKILL loses only the cases that were still being judged.
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 from datetime import UTC, datetime
@@ -46,6 +47,14 @@ def config_hash(judge_name: str, config: dict[str, Any]) -> str:
     canonical = json.dumps({"judge": judge_name, "config": config}, sort_keys=True,
                            separators=(",", ":"), default=str)
     return sha256_text(canonical)
+
+
+def run_dir_name(judge_name: str, config: dict[str, Any], split: str) -> str:
+    """The default run directory name of a judge configuration on a split,
+    `<judge>-<split>-<config hash[:10]>`: `eval` and `experiment run` both use it, so either
+    finds the other's run of the same configuration."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", judge_name)
+    return f"{safe}-{split}-{config_hash(judge_name, config)[:10]}"
 
 
 class RunInfo(BaseModel):

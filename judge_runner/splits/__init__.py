@@ -5,6 +5,7 @@ from judge_runner.splits.files import (
     MANIFEST_FILE,
     SplitFileError,
     read_split,
+    resolve_split,
     write_split,
 )
 from judge_runner.splits.manifest import verified_dataset
@@ -14,6 +15,7 @@ __all__ = [
     "MANIFEST_FILE",
     "SplitFileError",
     "read_split",
+    "resolve_split",
     "verified_dataset",
     "write_split",
 ]

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from judge_runner.cases import Dataset
 
 BENCH_DIR = "bench"  # default bench directory inside a dataset
 MANIFEST_FILE = "manifest.json"
@@ -56,3 +60,21 @@ def read_split(path: Path) -> list[str]:
                                          else "")
         raise SplitFileError(f"{path}: split files hold case ids only; refused:\n  {shown}")
     return ids
+
+
+def resolve_split(dataset: Dataset, split: str | None,
+                  bench: Path | None) -> tuple[str, list[str]]:
+    """(split name, case ids): every case when `split` is None, else a file of case ids, else
+    the split of that name in `bench` (default DATASET/bench). Raises SplitFileError when the
+    split is neither, or a line of its file is not a case id; OSError when it cannot be read."""
+    if split is None:
+        return "all", dataset.case_ids()
+    as_file = Path(split)
+    if as_file.is_file():
+        return as_file.stem, read_split(as_file)
+    bench_dir = bench if bench is not None else dataset.root / BENCH_DIR
+    path = bench_dir / f"{split}.txt"
+    if not path.is_file():
+        raise SplitFileError(f"split {split!r}: neither a file nor {path} (run `judge-runner "
+                             "bench build` / `bench gate`, or pass --bench DIR)")
+    return split, read_split(path)
