@@ -32,7 +32,7 @@ from judge_runner.judges import AgentShape, CaseCalls, JudgeOptions, case_calls
 from judge_runner.models import PriceTable
 
 INPUT_LOW, INPUT_HIGH = 0.8, 1.25
-OUTPUT_LOW = 64
+OUTPUT_LOW = 16  # a decision and a one-line rationale
 
 
 class Range(BaseModel):
