@@ -305,12 +305,27 @@ def render_latex(report: ExperimentReport) -> str:
     return "\n".join(parts) + "\n"
 
 
+CI_SUFFIX = " 95% CI"
+
+
+def with_intervals(head: list[str], rows: list[list[str]]
+                   ) -> tuple[list[str], list[list[tuple[str, str]]]]:
+    """The table with each "X 95% CI" column folded into column X as (value, interval) cells,
+    for the HTML page (the other forms keep one column each, for pasting)."""
+    keep = [i for i, h in enumerate(head) if not h.endswith(CI_SUFFIX)]
+    ci_of = {head.index(h.removesuffix(CI_SUFFIX)): i for i, h in enumerate(head)
+             if h.endswith(CI_SUFFIX)}
+    return ([head[i] for i in keep],
+            [[(row[i], row[ci_of[i]] if i in ci_of else "") for i in keep] for row in rows])
+
+
 def render_html(report: ExperimentReport, folder: Path) -> str:
     css = environment("judge_runner.runs", html=True).get_template("base.css.j2").render()
     links = {r.row: os.path.relpath(Path(r.run_dir) / "report.html", folder)
              for r in report.main}
+    folded = {name: with_intervals(*table) for name, table in tables(report).items()}
     return environment("judge_runner.experiments", html=True).get_template(
-        "experiment.html.j2").render(r=report, tables=tables(report), captions=CAPTIONS,
+        "experiment.html.j2").render(r=report, tables=folded, captions=CAPTIONS,
                                      links=links, css=Markup(css))
 
 
