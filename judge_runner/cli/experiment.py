@@ -74,8 +74,9 @@ def estimate_command(
         raise fail(str(exc)) from exc
     _stdout.print(estimate_table(est))
     for row in (r for r in est.rows if r.run_dir is None):
-        _stdout.print(f"{row.row}: no run directory known ({row.basis}); estimated from "
-                      "prompts only", highlight=False)
+        _stdout.print(f"{row.row}: its judge cannot be built here ({row.note}), so its run "
+                      "directory is unknown and no finished case of it is used",
+                      highlight=False, soft_wrap=True)
     if plan.budget_usd is not None:
         _stdout.print(f"budget ${plan.budget_usd:.2f}; already spent ${est.spent_usd:.4f}",
                       highlight=False)

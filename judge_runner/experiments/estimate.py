@@ -76,6 +76,7 @@ class RowEstimate(BaseModel):
     cost_usd: Range
     spent_usd: float = 0.0  # by the verdicts already stored
     unpriced: list[str] = Field(default_factory=list)
+    note: str | None = None  # why the row's run directory is not known (its judge not built)
     per_case_usd: dict[str, float] = Field(default_factory=dict, exclude=True)  # high end
 
 

@@ -94,6 +94,7 @@ def estimate(study: Study) -> PlanEstimate:
             if case_id not in packages:
                 packages[case_id] = study.cases.dataset.case(case_id)
         cases: dict[str, object] = {c: packages[c] for c in prepared.case_ids}
-        rows.append(estimate_row(study.plan, prepared.row, prepared.options, cases,
-                                 prepared.prior, prepared.run_dir, prices))
+        row = estimate_row(study.plan, prepared.row, prepared.options, cases, prepared.prior,
+                           prepared.run_dir, prices)
+        rows.append(row.model_copy(update={"note": prepared.note}))
     return total(study.plan, rows)

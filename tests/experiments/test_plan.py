@@ -9,6 +9,7 @@ import pytest
 from judge_runner.experiments import PlanError, load_plan, prepare
 from judge_runner.experiments.rows import check_row, row_options
 from judge_runner.judges import NO_SKILL, JudgeOptions
+from judge_runner.sandbox import SandboxKind
 from tests.conftest import REPO
 
 PLANS = REPO / "bench" / "plans"
@@ -87,7 +88,7 @@ def test_row_options_are_the_eval_flags(tmp_path: Path, monkeypatch: pytest.Monk
     options = row_options(plan, plan.row("b"))
     assert options == JudgeOptions(
         model="openai:gpt-5.2", base_url="http://127.0.0.1:1234", skill=NO_SKILL,
-        sandbox="docker",  # type: ignore[arg-type]
+        sandbox=SandboxKind.DOCKER,
         extra={"max_output_tokens": 100, "base_urls": {"openai": "http://127.0.0.1:1234"}})
     monkeypatch.delenv("SERVER")
     with pytest.raises(PlanError, match=r"rows.b.options.base_urls: environment variable SERVER "):

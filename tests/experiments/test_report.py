@@ -86,15 +86,15 @@ def test_csv_tables_match_the_json(report_dir: Path) -> None:
     with (report_dir / "table4.csv").open() as f:
         versions = list(csv.DictReader(f))
     assert [v["version"] for v in versions] == ["v1", "v2"]
-    for line, v in zip(versions, report["versions"], strict=True):
-        assert float(line["G"]) == pytest.approx(v["gate_score"]["value"], abs=5e-4)
+    for got, v in zip(versions, report["versions"], strict=True):
+        assert float(got["G"]) == pytest.approx(v["gate_score"]["value"], abs=5e-4)
     with (report_dir / "table5.csv").open() as f:
         success = list(csv.reader(f))
     assert [s[0] for s in success[1:]] == ["Rules v1", "Rules v2", "oracle", "random"]
     assert success[0] == ["selector", "Success@1", "Success@2", "Success@3"]
     with (report_dir / "mcnemar.csv").open() as f:
-        (pair,) = list(csv.DictReader(f))
-    assert float(pair["p exact"]) == pytest.approx(report["pairs"][0]["p_exact"], abs=5e-5)
+        (test,) = list(csv.DictReader(f))
+    assert float(test["p exact"]) == pytest.approx(report["pairs"][0]["p_exact"], abs=5e-5)
 
 
 def test_markdown_tables_match_the_json(report_dir: Path) -> None:
