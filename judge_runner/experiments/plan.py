@@ -59,7 +59,8 @@ class Row(_Strict):
     base_url: str | None = None
     allow_abstain: bool = False
     options: dict[str, JsonValue] = Field(default_factory=dict)  # the -o KEY=VALUE knobs
-    calibration: Path | None = None  # a calibration file, as `eval --calibration` takes it
+    # calibration file(s), as `eval --calibration` takes them (a cascade: one per stage)
+    calibration: Path | list[Path] | None = None
     concurrency: int | None = Field(default=None, ge=1)  # at most this many of the row at once
     limit: int | None = Field(default=None, ge=1)  # judge only the first N cases of the split
     version: str | None = None  # a version row of the skill lineage (Table 4)
