@@ -4,7 +4,7 @@ No model is called. Per case and row:
 
 - one-call judges (direct, rubric, multi's members): each call's prompt is rendered as the judge
   would send it (system prompt, the case digest within the row's prompt budget, the tool
-  definition) and sized at 4 characters a token; the range is 0.8x..1.25x of that size for
+  definition) and sized at 4 characters a token; the range is 0.8x..1.5x of that size for
   the input (tokenizers differ from the estimate) and `OUTPUT_LOW`..max_output_tokens for the
   answer. A repair turn (an unusable first answer sent back once) is not in the range.
 - the agent judge: from the row's finished cases when its run directory holds some (their
@@ -31,7 +31,7 @@ from judge_runner.experiments.plan import AgentModel, Plan, Row
 from judge_runner.judges import AgentShape, CaseCalls, JudgeOptions, case_calls
 from judge_runner.models import PriceTable
 
-INPUT_LOW, INPUT_HIGH = 0.8, 1.25
+INPUT_LOW, INPUT_HIGH = 0.8, 1.5
 OUTPUT_LOW = 16  # a decision and a one-line rationale
 
 

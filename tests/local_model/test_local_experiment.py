@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from judge_runner.experiments.estimate import INPUT_LOW
 from judge_runner.models.recording import TRANSCRIPT, read_transcript
 from tests.conftest import REPO
 from tests.local_model.conftest import LocalModel
@@ -56,10 +57,10 @@ def test_offline_plan_runs_and_its_estimate_holds(local_model: LocalModel,
               sorted((tmp_path / local["run_dir"]).rglob(TRANSCRIPT))]
     assert len(firsts) == 1
     prompt = sum(u.prompt_tokens for u in firsts)
-    mid = (est["input_tokens"]["low"] + est["input_tokens"]["high"]) / 2 / (0.8 + 1.25) * 2
+    rendered = est["input_tokens"]["low"] / INPUT_LOW
     print(f"\ndirect-local: first calls' prompt tokens {prompt}, estimated "
           f"{est['input_tokens']['low']:.0f}..{est['input_tokens']['high']:.0f} "
-          f"(ratio to the rendered size {prompt / mid:.2f}); all calls "
+          f"(ratio to the rendered size {prompt / rendered:.2f}); all calls "
           f"{local['usage']['calls']}, output {local['usage']['output_tokens']} tokens, "
           f"estimated {est['output_tokens']['low']:.0f}..{est['output_tokens']['high']:.0f}")
     assert est["input_tokens"]["low"] <= prompt <= est["input_tokens"]["high"]
