@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -10,8 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from judge_runner import cancel
-from judge_runner.cli.support import fail
+from judge_runner.cli.support import fail, interrupts_reported
 
 if TYPE_CHECKING:
     from judge_runner.experiments import Plan, PlanEstimate, PlanRun
@@ -108,27 +106,16 @@ def run_command(
     from judge_runner.runs import ConfigMismatchError
 
     plan = _load(plan_file, budget)
-    try:
-        study = prepare(plan, build=True)
-        est = estimate(study)
-        result = run_plan(study, est, progress=progress)
-    except (PlanError, ConfigMismatchError) as exc:
-        raise fail(str(exc)) from exc
-    except KeyboardInterrupt:
-        raise _interrupted(plan, "Ctrl-C", 130) from None
-    except cancel.Terminated as exc:
-        raise _interrupted(plan, signal.Signals(exc.signum).name, 128 + exc.signum) from None
+    with interrupts_reported(f"the rows' run directories under {plan.output_dir}"):
+        try:
+            study = prepare(plan, build=True)
+            result = run_plan(study, estimate(study), progress=progress)
+        except (PlanError, ConfigMismatchError) as exc:
+            raise fail(str(exc)) from exc
     write_run(plan.experiment_dir, result)
     html = write_report(build_report(plan, result), plan.experiment_dir)
     _print_outcome(result)
     _stdout.print(f"report: {html}", highlight=False, soft_wrap=True)
-
-
-def _interrupted(plan: Plan, cause: str, status: int) -> typer.Exit:
-    typer.echo(f"interrupted ({cause}): verdicts judged so far are kept in the rows' run "
-               f"directories under {plan.output_dir}; run the same command again to judge the "
-               "rest", err=True)
-    return typer.Exit(status)
 
 
 def _print_outcome(result: PlanRun) -> None:

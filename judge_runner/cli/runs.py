@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
 from typing import Annotated
 
@@ -10,11 +9,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from judge_runner import cancel
 from judge_runner.cases.dataset import Dataset
 from judge_runner.cli.case_ids import resolve_split
 from judge_runner.cli.judge_options import JudgeName, build_or_exit, with_judge_options
-from judge_runner.cli.support import fail
+from judge_runner.cli.support import fail, interrupts_reported
 from judge_runner.core import CASES_DIR
 from judge_runner.judges import JudgeOptions
 from judge_runner.judges.base import Judge
@@ -51,23 +49,12 @@ def execute(
     judge: Judge, dataset: Dataset, case_ids: list[str], run_dir: Path, concurrency: int,
     retry_errors: bool, progress: bool,
 ) -> RunResult:
-    try:
-        return run_eval(judge, dataset, case_ids, run_dir, concurrency=concurrency,
-                        progress=progress, retry_errors=retry_errors)
-    except (MissingCasesError, ConfigMismatchError) as exc:
-        raise fail(str(exc)) from exc
-    except KeyboardInterrupt:
-        raise _interrupted(run_dir, "Ctrl-C", 130) from None
-    except cancel.Terminated as exc:
-        raise _interrupted(run_dir, signal.Signals(exc.signum).name, 128 + exc.signum) from None
-
-
-def _interrupted(run_dir: Path, cause: str, status: int) -> typer.Exit:
-    """Say what a stopped run kept; the exit status is 128 + the signal number (130 for Ctrl-C,
-    143 for SIGTERM, 129 for SIGHUP), as a shell reports a process that signal ended."""
-    typer.echo(f"interrupted ({cause}): verdicts judged so far are kept in {run_dir}; run the "
-               "same command again to judge the rest", err=True)
-    return typer.Exit(status)
+    with interrupts_reported(str(run_dir)):
+        try:
+            return run_eval(judge, dataset, case_ids, run_dir, concurrency=concurrency,
+                            progress=progress, retry_errors=retry_errors)
+        except (MissingCasesError, ConfigMismatchError) as exc:
+            raise fail(str(exc)) from exc
 
 
 @with_judge_options
