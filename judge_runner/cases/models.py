@@ -106,6 +106,16 @@ class ArtifactRecord(_Frozen):
     note: str | None = None
 
 
+class SkillsSource(StrEnum):
+    """Where the list of skills a run had comes from (see docs/case-format.md)."""
+
+    TRANSCRIPT = "transcript"  # the harness logged it (Claude Code init event, terminus prompt)
+    WITH_SKILLS_JOB = "with_skills_job"  # the job is a with-skills run: the task's skills
+    WITHOUT_SKILLS_JOB = "without_skills_job"  # the job is a without-skills run: none
+    OPTION = "option"  # the importer was told (`--agent-skills task|none`)
+    USED = "used"  # nothing said: the skills the agent used
+
+
 class CaseStats(_Frozen):
     n_steps: int
     n_tool_calls: int
@@ -128,6 +138,8 @@ class CaseMeta(_Frozen):
     skills: list[str]
     artifacts: list[ArtifactRecord]
     stats: CaseStats
+    skills_source: SkillsSource | None = None  # where `skills` comes from; None: not recorded
+    notes: list[str] = Field(default_factory=list)  # what the transcript format cannot show
 
 
 class LabelRecord(_Frozen):

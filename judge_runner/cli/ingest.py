@@ -34,6 +34,10 @@ def import_command(
                                                        "pass.")] = 1.0,
     unlabeled: Annotated[bool, typer.Option("--unlabeled", help="Import trials without a "
                                             "verifier reward instead of failing them.")] = False,
+    agent_skills: Annotated[str, typer.Option(
+        help="Which skills the agent had: auto (the harness's list, else the job folder's "
+             "with/without-skills name, else the skills used), task (the task's skills) or "
+             "none.")] = "auto",
 ) -> None:
     """Import Harbor trials as case packages; write import_report.json. Exit 1 if any failed."""
     from rich.console import Console
@@ -47,10 +51,17 @@ def import_command(
 
     from judge_runner.ingest.importer import ImportOptions, OutputDirError, import_trials
     from judge_runner.ingest.report import REPORT_FILE, TrialStatus
+    from judge_runner.ingest.skills_rule import AgentSkills
     from judge_runner.log import get_logger
 
+    try:
+        skills_option = AgentSkills(agent_skills)
+    except ValueError:
+        raise fail(f"--agent-skills must be one of {', '.join(a.value for a in AgentSkills)}, "
+                   f"not {agent_skills!r}") from None
     options = ImportOptions(task_dirs=list(tasks or []), domains_file=domains,
-                            pass_threshold=pass_threshold, require_label=not unlabeled)
+                            pass_threshold=pass_threshold, require_label=not unlabeled,
+                            agent_skills=skills_option)
     console = Console(stderr=True)
     with Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as bar:

@@ -1,6 +1,7 @@
 """Rebuild the files an agent produced by replaying its file-writing tool calls in order.
 
-Write sets a file's content; Edit and MultiEdit apply their replacements to the content known so
+Write (and every harness's whole-file write, see `tools`) sets a file's content; Edit, MultiEdit
+and gemini-cli's replace apply their replacements to the content known so
 far (or to the ``originalFile`` the harness echoed back, when the file existed before the run);
 a shell heredoc ``cat > f << 'EOF'`` sets content exactly. A call that failed, or never got a
 result, is not applied. A file whose content cannot be known for certain — written by a shell
@@ -17,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge_runner.cases import ArtifactProvenance
-from judge_runner.ingest import shell
-from judge_runner.ingest.normalize import files_written
+from judge_runner.ingest import shell, tools
+from judge_runner.ingest.normalize import shell_commands
 from judge_runner.ingest.raw import RawKind, RawRun, RawStep
 
 _MUTATING = re.compile(r"\b(sed\s+-i|mv|rm|cp|truncate|chmod|perl\s+-i)\b")
@@ -60,41 +61,71 @@ def reconstruct(run: RawRun) -> list[FileState]:
     for index, raw in enumerate(run.steps):
         if raw.kind is not RawKind.TOOL or raw.arguments is None:
             continue
-        targets = [agent_path(p, run.cwd) for p in files_written(raw)]
-        if raw.tool == "Bash":
-            _note_shell_changes(raw, index, files)
-        for path in targets:
-            state = files.setdefault(path, FileState(path))
-            state.steps.append(index)
-            _apply(raw, index, state, run.cwd)
+        path = tools.written_path(raw.tool, raw.arguments)
+        if path is not None:
+            state = _state(files, agent_path(path, run.cwd), index)
+            _note_relative(state, path, run.cwd)
+            _apply_tool(raw, index, state)
+            continue
+        for command in shell_commands(raw):
+            _note_shell_changes(command, index, files)
+            for target in shell.redirect_targets(command):
+                state = _state(files, agent_path(target, run.cwd), index)
+                _note_relative(state, target, run.cwd)
+                _apply_shell(raw, command, index, state, run.cwd)
     return list(files.values())
 
 
-def _apply(raw: RawStep, index: int, state: FileState, cwd: str | None) -> None:
-    args = raw.arguments or {}
+def _note_relative(state: FileState, path: str, cwd: str | None) -> None:
+    note = "written by a relative path; the working directory is not logged, so it is shown from /"
+    if cwd is None and not path.startswith("/") and note not in state.notes:
+        state.notes.append(note)
+
+
+def _state(files: dict[str, FileState], path: str, index: int) -> FileState:
+    state = files.setdefault(path, FileState(path))
+    if not state.steps or state.steps[-1] != index:
+        state.steps.append(index)
+    return state
+
+
+def _applicable(raw: RawStep, index: int, state: FileState) -> bool:
     if not raw.has_result:
         _unknown(state, f"step {index}: {raw.tool} call has no recorded result")
-        return
+        return False
     if raw.is_error:
         state.notes.append(f"step {index}: {raw.tool} failed and was not applied")
+        return False
+    return True
+
+
+def _apply_tool(raw: RawStep, index: int, state: FileState) -> None:
+    args = raw.arguments or {}
+    if not _applicable(raw, index, state):
         return
-    if raw.tool == "Write":
-        content = args.get("content")
+    if raw.tool in tools.WRITE_TOOLS:
+        content = args.get(tools.WRITE_TOOLS[raw.tool][1])
         if isinstance(content, str):
             state.known(content)
         else:
-            _unknown(state, f"step {index}: Write without text content")
-    elif raw.tool in ("Edit", "MultiEdit"):
-        edits = args.get("edits") if raw.tool == "MultiEdit" else [args]
-        _apply_edits(state, edits, index, raw.structured_result)
-    elif raw.tool == "Bash":
-        written = shell.heredoc_write(str(args.get("command", "")))
-        if written is not None and agent_path(written.path, cwd) == state.path:
-            state.known(written.content)
-        else:
-            _unknown(state, f"step {index}: written by a shell command")
-    else:
+            _unknown(state, f"step {index}: {raw.tool} without text content")
+    elif raw.tool == "NotebookEdit":
         _unknown(state, f"step {index}: {raw.tool} cannot be replayed")
+    else:
+        _apply_edits(state, tools.edits(raw.tool, args), index, raw.structured_result)
+
+
+def _apply_shell(raw: RawStep, command: str, index: int, state: FileState,
+                 cwd: str | None) -> None:
+    # In a batch of commands (terminus-2) an error belongs to some command, not to the batch.
+    batch = raw.commands is not None and raw.has_result
+    if not batch and not _applicable(raw, index, state):
+        return
+    written = shell.heredoc_write(command)
+    if written is not None and agent_path(written.path, cwd) == state.path:
+        state.known(written.content)
+    else:
+        _unknown(state, f"step {index}: written by a shell command")
 
 
 def _apply_edits(state: FileState, edits: Any, index: int, structured: Any) -> None:
@@ -119,9 +150,8 @@ def _unknown(state: FileState, reason: str) -> None:
     state.unknown_reason = reason
 
 
-def _note_shell_changes(raw: RawStep, index: int, files: dict[str, FileState]) -> None:
+def _note_shell_changes(command: str, index: int, files: dict[str, FileState]) -> None:
     """Flag known files that a later shell command may have changed in ways we cannot replay."""
-    command = str((raw.arguments or {}).get("command", ""))
     if not _MUTATING.search(command):
         return
     for path, state in files.items():

@@ -5,8 +5,10 @@ The file is one JSON object: ``schema_version``, ``agent`` (name, version, model
 optional ``reasoning_content``, ``tool_calls`` (``tool_call_id``, ``function_name``, ``arguments``)
 and an ``observation`` whose ``results`` point back at calls through ``source_call_id``.
 
-Mapping: agent messages and reasoning become text steps, tool calls become tool steps (a call to a
-tool named ``Skill`` becomes a skill step), observation results fill in their call's output, user
+Mapping: agent messages and reasoning become text steps, tool calls become tool steps (a
+skill-loading call, Claude Code's ``Skill`` or gemini-cli's ``activate_skill``, becomes a skill
+step; gemini-cli's framed shell results are read by `gemini_cli`), observation results fill in
+their call's output, user
 and system messages after the first user prompt become notices (the prompt itself is the task
 instruction, which the case carries separately). ATIF has no final ``result`` event: the run counts
 as completed when its last step is an agent step, the last agent message is the final message.
@@ -21,6 +23,7 @@ import json
 from typing import Any
 
 from judge_runner.cases import TerminationStatus
+from judge_runner.ingest import gemini_cli, tools
 from judge_runner.ingest.raw import RawKind, RawRun, RawStep, TranscriptError
 
 FORMAT = "atif"
@@ -34,6 +37,11 @@ def parse(text: str) -> RawRun:
             from exc
     except RecursionError as exc:  # hostile input: nesting deeper than the parser's stack
         raise TranscriptError("trajectory.json is not usable JSON (nested too deeply)") from exc
+    return parse_document(doc, len(text))
+
+
+def parse_document(doc: Any, raw_chars: int) -> RawRun:
+    """An ATIF document already parsed from JSON text of `raw_chars` characters."""
     if not isinstance(doc, dict) or not str(doc.get("schema_version", "")).startswith("ATIF"):
         raise TranscriptError("trajectory.json has no ATIF schema_version")
     steps = doc.get("steps")
@@ -42,7 +50,7 @@ def parse(text: str) -> RawRun:
     raw_agent = doc.get("agent")
     agent: dict[str, Any] = raw_agent if isinstance(raw_agent, dict) else {}
     run = RawRun(source_format=FORMAT, steps=[], skills=_declared_skills(agent),
-                 raw_chars=len(text))
+                 raw_chars=raw_chars)
     name, version = agent.get("name"), agent.get("version")
     run.agent = " ".join(str(p) for p in (name, version) if p) or None
     run.model = agent.get("model_name") if isinstance(agent.get("model_name"), str) else None
@@ -97,10 +105,9 @@ def _add_call(call: Any, run: RawRun, pending: dict[str, RawStep], position: int
     arguments = args if isinstance(args, dict) else {"input": args}
     step = RawStep(RawKind.TOOL, tool=name, tool_use_id=str(call.get("tool_call_id") or "") or None,
                    arguments=arguments)
-    if name == "Skill":
+    if name in tools.SKILL_TOOLS:
         step.kind = RawKind.SKILL
-        skill = arguments.get("skill") or arguments.get("name")
-        step.skill = str(skill) if skill else None
+        step.skill = tools.skill_name(name, arguments)
     run.steps.append(step)
     if step.tool_use_id:
         pending[step.tool_use_id] = step
@@ -118,6 +125,12 @@ def _add_result(result: Any, run: RawRun, pending: dict[str, RawStep]) -> None:
         return
     step.output = output
     step.has_result = True
+    framed = gemini_cli.shell_result(output, tools.shell_command(step.tool, step.arguments or {})) \
+        if step.tool == gemini_cli.SHELL_TOOL else None
+    if framed is not None:
+        step.output, step.exit_code, step.is_error = framed.output, framed.exit_code, \
+            framed.is_error
+        return
     # ATIF has no error flag; Harbor's adapters prefix failed tool output this way.
     lowered = output.lstrip().lower()
     step.is_error = lowered.startswith(("error", "exit code", "traceback"))

@@ -53,7 +53,7 @@ from judge_runner.cases import (
     trajectory_json,
 )
 from judge_runner.core import CASES_DIR, EVIDENCE_DIR, LABELS_FILE, Label
-from judge_runner.ingest import atif, claude_code
+from judge_runner.ingest import agent_log, claude_code, skills_rule
 from judge_runner.ingest.artifacts import FileState, reconstruct
 from judge_runner.ingest.normalize import NormalizeOptions, normalize
 from judge_runner.ingest.paths import (
@@ -68,6 +68,7 @@ from judge_runner.ingest.paths import (
 )
 from judge_runner.ingest.raw import RawKind, RawRun, TranscriptError
 from judge_runner.ingest.report import REPORT_FILE, ImportReport, TrialReport, TrialStatus
+from judge_runner.ingest.skill_use import mark_skill_reads
 from judge_runner.ingest.tasks import (
     DomainMap,
     TaskError,
@@ -100,6 +101,7 @@ class ImportOptions:
     max_transcript_bytes: larger transcripts are refused (512 MiB).
     max_artifact_bytes: larger artifact files are listed as unknown, not stored (20 MiB).
     normalize: cut limits for the normalizer.
+    agent_skills: which skills the agent had (`skills_rule`; AUTO: the documented rule).
     """
 
     task_dirs: list[Path]
@@ -109,6 +111,7 @@ class ImportOptions:
     max_transcript_bytes: int = 512 * 1024 * 1024
     max_artifact_bytes: int = 20 * 1024 * 1024
     normalize: NormalizeOptions = field(default_factory=NormalizeOptions)
+    agent_skills: skills_rule.AgentSkills = skills_rule.AgentSkills.AUTO
 
 
 class OutputDirError(Exception):
@@ -241,7 +244,7 @@ def _parse_transcript(trial: Path, options: ImportOptions) -> RawRun:
                                         f"{options.max_transcript_bytes} byte limit")
                 if streamed:
                     return claude_code.parse_lines(_text_lines(handle, rel, size))
-                return atif.parse("".join(_text_lines(handle, rel, size)))
+                return agent_log.parse("".join(_text_lines(handle, rel, size)))
         except NotRegularFileError as exc:
             raise _TrialFailure(f"{rel}: {exc}; refusing to read it") from exc
         except TranscriptError as exc:
@@ -294,7 +297,9 @@ class _Digest:
 
     trajectory: Trajectory
     files: list[FileState]
-    skills: list[str]
+    logged_skills: list[str] | None  # the harness's list of the skills the agent had
+    used_skills: list[str]
+    notes: list[str]
     agent: str | None
     model: str | None
     source_format: str
@@ -304,9 +309,11 @@ class _Digest:
 def _digest(run: RawRun, case_id: str, result: TrialResult, options: ImportOptions,
             entry: TrialReport) -> _Digest:
     entry.warnings.extend(run.warnings)
+    mark_skill_reads(run)
     return _Digest(trajectory=normalize(run, case_id, options.normalize,
                                         exception=result.exception),
-                   files=reconstruct(run), skills=_skills(run), agent=run.agent, model=run.model,
+                   files=reconstruct(run), logged_skills=run.skills, used_skills=_used(run),
+                   notes=run.notes, agent=run.agent, model=run.model,
                    source_format=run.source_format, raw_chars=run.raw_chars)
 
 
@@ -315,7 +322,11 @@ def _write_case(trial: FoundTrial, result: TrialResult, digest: _Digest, task: T
                 domain: Domain | None) -> None:
     stage = f"{STAGING_DIR}/{case_id}"
     trajectory_text = trajectory_json(digest.trajectory)
-    copied_skills = _copy_skills(digest.skills, task, tree, f"{stage}/case/skills", entry)
+    task_skills = sorted(p.name for p in task.skills_root.iterdir() if p.is_dir()) \
+        if describe(task.skills_root) == "directory" else []
+    decision = skills_rule.decide(options.agent_skills, digest.logged_skills, digest.used_skills,
+                                  task_skills, trial.display, result.task)
+    copied_skills = _copy_skills(decision.skills, task, tree, f"{stage}/case/skills", entry)
     artifacts = _copy_artifacts(trial.path, tree, f"{stage}/case/artifacts", options, entry)
     artifacts += _store_reconstructed(digest.files, artifacts, tree, f"{stage}/case/artifacts",
                                       options)
@@ -326,7 +337,8 @@ def _write_case(trial: FoundTrial, result: TrialResult, digest: _Digest, task: T
                          transcript_format=digest.source_format),
         "with_skills": bool(copied_skills), "skills": copied_skills,
         "artifacts": sorted(artifacts, key=lambda a: a.path),
-        "stats": case_stats(digest.trajectory, trajectory_text, digest.raw_chars)})
+        "stats": case_stats(digest.trajectory, trajectory_text, digest.raw_chars),
+        "skills_source": decision.source, "notes": digest.notes})
     for name, text in package_texts(meta, task.instruction, trajectory_text).items():
         tree.write_text(f"{stage}/case/{name}", text)
     _copy_tree(trial.path / "verifier", tree, f"{stage}/evidence/verifier", entry,
@@ -338,12 +350,9 @@ def _write_case(trial: FoundTrial, result: TrialResult, digest: _Digest, task: T
     _commit(tree, stage, case_id)
 
 
-def _skills(run: RawRun) -> list[str]:
-    """The skills the agent had: the harness's list when it has one, else the skills it used."""
-    if run.skills is not None:
-        return run.skills
-    used = [s.skill for s in run.steps if s.kind is RawKind.SKILL and s.skill]
-    return list(dict.fromkeys(used))
+def _used(run: RawRun) -> list[str]:
+    """The skills the agent used, in order of first use."""
+    return list(dict.fromkeys(s.skill for s in run.steps if s.kind is RawKind.SKILL and s.skill))
 
 
 def _copy_skills(skills: list[str], task: TaskInfo, tree: SafeTree, dest: str,

@@ -13,7 +13,8 @@ Rules:
   ``[identical to final_message]`` instead of a second copy.
 * TodoWrite lists are reduced to ``"<status>: <content>"`` lines (the ``activeForm`` wording
   repeats each item), and the echoed JSON of the old and new lists is not kept.
-* ``files_touched`` lists the paths a step writes: Write/Edit/MultiEdit/NotebookEdit targets and
+* ``files_touched`` lists the paths a step writes: the targets of write and edit tools (Claude
+  Code's Write/Edit/MultiEdit/NotebookEdit, gemini-cli's write_file/replace; see `tools`) and
   shell redirect targets (best effort). Reads are not writes and are not listed.
 
 Identical input gives identical output: no clocks, no randomness, no unordered iteration.
@@ -26,12 +27,9 @@ from typing import Any
 
 from judge_runner.cases import Step, StepKind, Termination, Trajectory
 from judge_runner.core import SAME_AS_FINAL
-from judge_runner.ingest import shell
+from judge_runner.ingest import shell, tools
 from judge_runner.ingest.raw import RawKind, RawRun, RawStep
 from judge_runner.text import cut
-
-FILE_WRITE_TOOLS = {"Write": "file_path", "Edit": "file_path", "MultiEdit": "file_path",
-                    "NotebookEdit": "notebook_path"}
 
 
 @dataclass(frozen=True)
@@ -85,13 +83,21 @@ def files_written(raw: RawStep) -> list[str]:
     """Paths a raw step writes, as the agent named them (best effort for shell commands)."""
     if raw.kind is not RawKind.TOOL or raw.arguments is None:
         return []
-    key = FILE_WRITE_TOOLS.get(raw.tool or "")
-    if key is not None:
-        path = raw.arguments.get(key)
-        return [path] if isinstance(path, str) and path else []
-    if raw.tool == "Bash" and isinstance(raw.arguments.get("command"), str):
-        return shell.redirect_targets(raw.arguments["command"])
-    return []
+    path = tools.written_path(raw.tool, raw.arguments)
+    if path is not None:
+        return [path]
+    found: list[str] = []
+    for command in shell_commands(raw):
+        found += shell.redirect_targets(command)
+    return list(dict.fromkeys(found))
+
+
+def shell_commands(raw: RawStep) -> list[str]:
+    """The shell commands a raw tool step ran, each on its own (none for other tools)."""
+    if raw.commands is not None:
+        return raw.commands
+    command = tools.shell_command(raw.tool, raw.arguments or {})
+    return [command] if command is not None else []
 
 
 _KIND = {RawKind.TEXT: StepKind.ASSISTANT_MESSAGE, RawKind.TOOL: StepKind.TOOL_CALL,

@@ -36,6 +36,9 @@ class RawStep:
     # normalizer as a duplicate, but the artifact reconstructor reads file contents from it.
     structured_result: Any = None
     has_result: bool = False
+    # The separate shell commands of one call when a harness sends several at once (terminus-2
+    # keystroke batches); the artifact reconstructor reads each on its own. Not normalized.
+    commands: list[str] | None = None
 
 
 @dataclass
@@ -53,6 +56,8 @@ class RawRun:
     duration_ms: int | None = None
     raw_chars: int = 0
     warnings: list[str] = field(default_factory=list)
+    # What the format cannot show a judge (files typed into an editor, say): case.json `notes`.
+    notes: list[str] = field(default_factory=list)
 
 
 class TranscriptError(Exception):

@@ -20,6 +20,7 @@ _HEREDOC_CAT = re.compile(
     r"^(?:[^\n<>]*?(?:&&|;)\s*)?\s*cat\s*(?:>\s*(?P<p1>[^\s;&|<>]+)\s*<<-?\s*(?P<q1>['\"]?)(?P<d1>\w+)(?P=q1)"
     r"|<<-?\s*(?P<q2>['\"]?)(?P<d2>\w+)(?P=q2)\s*>\s*(?P<p2>[^\s;&|<>]+))\s*\n",
 )
+_CHANGES = re.compile(r"\b(sed\s+-i|mv|rm|cp|truncate|perl\s+-i|patch|dd|tee|ln)\b")
 _IGNORED = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 
 
@@ -40,7 +41,11 @@ def redirect_targets(command: str) -> list[str]:
 
 
 def heredoc_write(command: str) -> HeredocWrite | None:
-    """The file written by a command ending in one ``cat > path <<EOF`` heredoc, if it does.
+    """The file written by a command starting with one ``cat > path <<EOF`` heredoc, if it does.
+
+    Commands after the heredoc are allowed when none of them may write the file again (a
+    redirect to it, or its name beside mv/cp/rm/sed -i/...); running it (``python3 f.py``) is
+    fine.
 
     Returns None when the body could differ from what was written: an unquoted delimiter with
     ``$`` or backticks in the body would have been expanded by the shell.
@@ -57,12 +62,24 @@ def heredoc_write(command: str) -> HeredocWrite | None:
         end = next(i for i, line in enumerate(lines) if line.strip() == delim)
     except StopIteration:
         return None
-    if any(line.strip() for line in lines[end + 1:]):
-        return None  # more commands follow; they may touch the file again
+    later = "\n".join(lines[end + 1:])
+    if _touches(later, path.strip("'\"")):
+        return None  # a later command may change the file again
     body = "\n".join(lines[:end]) + ("\n" if end else "")
     if not quoted and ("$" in body or "`" in body):
         return None
     return HeredocWrite(path=path.strip("'\""), content=body)
+
+
+def _touches(commands: str, path: str) -> bool:
+    """Whether later commands may write `path`: a redirect to it, or any mention of its name
+    next to a command that moves, copies, removes or edits files in place."""
+    if not commands.strip():
+        return False
+    name = path.rsplit("/", 1)[-1]
+    if any(t.rsplit("/", 1)[-1] == name for t in redirect_targets(commands)):
+        return True
+    return name in commands and _CHANGES.search(commands) is not None
 
 
 def _strip_heredoc_bodies(command: str) -> str:

@@ -1,9 +1,12 @@
 """Finding Harbor trial folders and reading their `result.json`.
 
-A trial folder is a folder holding ``result.json``. A folder that holds an ``agent/`` transcript
-but no ``result.json`` is also returned, so the importer can report it instead of silently
-ignoring it. Symlinked folders are not followed; one met below a root (or a root that cannot
-be read at all) is returned with a `problem` saying what it is, so the report names it.
+A trial folder is a folder holding ``result.json``, except a Harbor job folder: a job's own
+``result.json`` (run statistics, no task) sits beside its trial folders, so a folder with no
+``agent/`` whose subfolders hold ``result.json`` or ``agent/`` is searched, not imported. A
+folder that holds an ``agent/`` transcript but no ``result.json`` is also returned, so the
+importer can report it instead of silently ignoring it. Symlinked folders are not followed;
+one met below a root (or a root that cannot be read at all) is returned with a `problem`
+saying what it is, so the report names it.
 
 `result.json` is read only when it is a regular file (see `paths.read_regular`): a directory, a
 pipe or a link in its place is reported as what it is. The fields taken from it are checked:
@@ -93,7 +96,20 @@ def discover(roots: list[Path]) -> list[FoundTrial]:
 
 
 def _looks_like_trial(path: Path) -> bool:
-    return os.path.lexists(path / RESULT_FILE) or any((path / t).is_file() for t in TRANSCRIPTS)
+    if any((path / t).is_file() for t in TRANSCRIPTS):
+        return True
+    return os.path.lexists(path / RESULT_FILE) and not _is_job(path)
+
+
+def _is_job(path: Path) -> bool:
+    """A Harbor job folder: its own (job-level) result.json beside trial folders, no agent/."""
+    if os.path.lexists(path / "agent"):
+        return False
+    try:
+        children = [c for c in path.iterdir() if c.is_dir() and not c.is_symlink()]
+    except OSError:
+        return False
+    return any(os.path.lexists(c / RESULT_FILE) or (c / "agent").is_dir() for c in children)
 
 
 def read_result(trial: Path) -> TrialResult:
