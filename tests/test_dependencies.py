@@ -1,7 +1,7 @@
 """Every third-party module the code imports comes from a dependency pyproject.toml declares,
 not from one that merely arrives with another (an SDK's HTTP library, a template engine's
-helpers): the package may use its runtime dependencies and the Harbor extra, tests and scripts
-also the dev extra."""
+helpers): the package may use its runtime dependencies and the Harbor and Inspect extras, tests
+and scripts also the dev extra."""
 
 from __future__ import annotations
 
@@ -56,11 +56,11 @@ def _undeclared(imported: dict[str, set[str]], declared: set[str]) -> dict[str, 
 
 
 def test_the_package_imports_only_its_runtime_dependencies() -> None:
-    assert _undeclared(_imported("judge_runner"), _declared("harbor")) == {}
+    assert _undeclared(_imported("judge_runner"), _declared("harbor", "inspect")) == {}
 
 
 def test_tests_and_scripts_import_only_declared_dependencies() -> None:
-    assert _undeclared(_imported("tests", "scripts"), _declared("harbor", "dev")) == {}
+    assert _undeclared(_imported("tests", "scripts"), _declared("harbor", "inspect", "dev")) == {}
 
 
 def test_an_undeclared_import_is_found() -> None:

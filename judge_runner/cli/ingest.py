@@ -7,22 +7,29 @@ call, `--help` included, imports this module.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from judge_runner.cli.support import fail
+
+if TYPE_CHECKING:
+    from judge_runner.ingest.importer import ImportOptions
+    from judge_runner.ingest.report import ImportReport
 
 # The defaults of cases.validate.ValidationLimits, written out so that listing the options does
 # not import the validator; tests/ingest/test_commands.py checks that they agree.
 MAX_STEPS = 1500
 MAX_TRAJECTORY_TOKENS = 150_000
 MAX_FIELD_CHARS = 20_000
+FORMATS = ("harbor", "plain", "inspect")
 
 
 def import_command(
     trials: Annotated[list[Path], typer.Argument(help="Trial folders, job folders or any tree "
-                                                      "holding them (searched recursively).")],
+                                                      "holding them (searched recursively); "
+                                                      "with --format plain run folders, with "
+                                                      "--format inspect eval log files.")],
     out: Annotated[Path, typer.Option("--out", help="Dataset folder to write.")],
     tasks: Annotated[list[Path] | None, typer.Option(
         "--tasks", help="Folder of task folders (<dir>/<task>/instruction.md); repeatable.",
@@ -34,6 +41,13 @@ def import_command(
                                                        "pass.")] = 1.0,
     unlabeled: Annotated[bool, typer.Option("--unlabeled", help="Import trials without a "
                                             "verifier reward instead of failing them.")] = False,
+    source_format: Annotated[str, typer.Option(
+        "--format", help="What TRIALS are: harbor (trial folders), plain (run folders of the "
+                         "documented plain format) or inspect (inspect_ai eval logs; needs the "
+                         "'inspect' extra).")] = "harbor",
+    scorer: Annotated[str | None, typer.Option(
+        help="--format inspect: the scorer whose value labels a sample (default: the "
+             "log's only or first scorer); pass when value >= --pass-threshold.")] = None,
     agent_skills: Annotated[str, typer.Option(
         help="Which skills the agent had: auto (the harness's list, else the job folder's "
              "with/without-skills name, else the skills used), task (the task's skills) or "
@@ -52,6 +66,11 @@ def import_command(
     from judge_runner.ingest.importer import ImportOptions, OutputDirError, import_trials
     from judge_runner.ingest.report import REPORT_FILE, TrialStatus
     from judge_runner.ingest.skills_rule import AgentSkills
+
+    if source_format not in FORMATS:
+        raise fail(f"--format must be one of {', '.join(FORMATS)}, not {source_format!r}")
+    if scorer is not None and source_format != "inspect":
+        raise fail("--scorer applies only to --format inspect")
     from judge_runner.log import get_logger
 
     try:
@@ -67,9 +86,12 @@ def import_command(
                   console=console, transient=True) as bar:
         task_id = bar.add_task("import", total=None)
         try:
-            report = import_trials(trials, out, options,
-                                   progress=lambda done, total: bar.update(task_id, completed=done,
-                                                                          total=total))
+            if source_format == "harbor":
+                report = import_trials(trials, out, options,
+                                       progress=lambda done, total: bar.update(
+                                           task_id, completed=done, total=total))
+            else:
+                report = _import_other(source_format, trials, out, options, scorer)
         except (OutputDirError, ValueError, OSError) as exc:
             raise fail(f"import failed: {exc}") from exc
     for entry in report.trials:
@@ -86,6 +108,20 @@ def import_command(
                               failed=failed)
     if failed:
         raise typer.Exit(1)
+
+
+def _import_other(source_format: str, paths: list[Path], out: Path, options: ImportOptions,
+                  scorer: str | None) -> ImportReport:
+    """Import plain run folders or Inspect logs (ValueError for a missing optional extra)."""
+    from judge_runner.ingest.external import import_runs
+
+    if source_format == "plain":
+        from judge_runner.ingest.plain import find_runs
+
+        return import_runs(find_runs(paths, options.pass_threshold), out, options)
+    from judge_runner.ingest.inspect_log import find_samples
+
+    return import_runs(find_samples(paths, scorer, options.pass_threshold), out, options)
 
 
 def validate_command(

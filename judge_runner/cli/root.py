@@ -27,9 +27,11 @@ def _root(
 
 @app.command()
 def schema() -> None:
-    """Print the JSON Schema of the case package files (case.json, trajectory.json, labels)."""
+    """Print the JSON Schema of the case package files (case.json, trajectory.json, labels)
+    and of the plain run format's files (plain/run.json, plain/steps.jsonl, plain/label.json)."""
     from judge_runner.cases import CaseMeta, LabelRecord, Trajectory
     from judge_runner.core import CASE_FILE, LABELS_FILE, TRAJECTORY_FILE, Inspection, Verdict
+    from judge_runner.ingest.plain import schemas as plain_schemas
 
     schemas = {
         CASE_FILE: CaseMeta.model_json_schema(),
@@ -37,6 +39,7 @@ def schema() -> None:
         LABELS_FILE: LabelRecord.model_json_schema(),
         "inspection_log.jsonl": Inspection.model_json_schema(),
         "verdict.json": Verdict.model_json_schema(),
+        **plain_schemas(),
     }
     typer.echo(json.dumps(schemas, indent=2, sort_keys=True))
 

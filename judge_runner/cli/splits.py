@@ -58,6 +58,10 @@ def build_command(
     except SplitError as exc:
         raise fail(str(exc)) from exc
     m = built.manifest
+    if m.funnel is not None:
+        from judge_runner.splits.funnel import table
+
+        typer.echo(table(m.funnel))
     for name, c in m.splits.items():
         typer.echo(f"{name}: {c.n} cases, {c.tasks} tasks, {len(c.by_domain)} domains, "
                    f"labels {c.by_label}")

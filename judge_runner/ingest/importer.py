@@ -191,7 +191,7 @@ def _import_one(trial: FoundTrial, tree: SafeTree, options: ImportOptions, domai
         return entry
     try:
         result = read_result(trial.path)
-        entry.task = result.task
+        entry.task, entry.agent, entry.model = result.task, result.agent, result.model
         case_id = case_id_for(result.task, result.trial_name, trial.path.name)
         entry.case_id = case_id
         if case_id in labels or (tree.root / CASES_DIR / case_id).exists():

@@ -24,6 +24,8 @@ class TrialReport(BaseModel):
     status: TrialStatus
     case_id: str | None = None
     task: str | None = None
+    agent: str | None = None  # the harness and model, when the trial said (for the funnel)
+    model: str | None = None
     label: Label | None = None
     reason: str | None = None
     warnings: list[str] = Field(default_factory=list)

@@ -6,7 +6,10 @@ Steps, each deterministic for a seed:
    isolation; see `judge_runner.cases.validate`) or carry no label. Each dropped case is listed
    in the manifest with its reasons.
 2. Keep only tasks that still have both a pass and a fail case.
-3. Choose eval tasks domain by domain in round-robin (task order within a domain shuffled by the
+3. Report the construction funnel (`funnel`): trials entered, refused by the import (by
+   reason), dropped as overlong / invalid / unlabeled, in single-outcome tasks, remained —
+   overall, per harness and per agent model — in the manifest and the command's output.
+4. Choose eval tasks domain by domain in round-robin (task order within a domain shuffled by the
    seed), adding a task only while that brings the eval size closer to the target. Everything
    else is dev. A task is never on both sides.
 """
@@ -19,8 +22,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from judge_runner.cases import Dataset, LabelRecord, ValidationLimits, validate_dataset
-from judge_runner.core import CASE_FILE
+from judge_runner.core import CASE_FILE, IMPORT_REPORT_FILE
+from judge_runner.ingest import ImportReport
 from judge_runner.splits.files import MANIFEST_FILE, write_split
+from judge_runner.splits.funnel import funnel
 from judge_runner.splits.manifest import (
     BenchManifest,
     DroppedCase,
@@ -124,6 +129,15 @@ def choose_eval_tasks(pool: list[PoolCase], target: int, seed: int) -> set[str]:
     return chosen
 
 
+def _import_report(dataset: Dataset) -> ImportReport | None:
+    """The dataset's import report, for the funnel; None when missing or unreadable."""
+    path = dataset.root / IMPORT_REPORT_FILE
+    try:
+        return ImportReport.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
 def build_splits(
     dataset: Dataset,
     out: Path,
@@ -160,6 +174,9 @@ def build_splits(
         limits=asdict(limits),
         eval_target=target, dropped=dropped, dropped_tasks=dropped_tasks,
         splits={"dev": counts(dev_cases), "eval": counts(eval_cases)},
+        funnel=funnel(dataset, _import_report(dataset), {d.case_id: d.reason for d in dropped},
+                      [c.case_id for c in pool if c.task in dropped_tasks],
+                      [c.case_id for c in kept]),
     )
     write_split(out / "dev.txt", (c.case_id for c in dev_cases))
     write_split(out / "eval.txt", (c.case_id for c in eval_cases))

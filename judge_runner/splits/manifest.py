@@ -19,6 +19,7 @@ from judge_runner.splits.files import BENCH_DIR as BENCH_DIR
 from judge_runner.splits.files import MANIFEST_FILE as MANIFEST_FILE
 from judge_runner.splits.files import read_split as read_split
 from judge_runner.splits.files import write_split as write_split
+from judge_runner.splits.funnel import Funnel
 
 
 class SplitCounts(BaseModel):
@@ -78,6 +79,7 @@ class BenchManifest(BaseModel):
     dropped: list[DroppedCase] = Field(default_factory=list)
     dropped_tasks: dict[str, str] = Field(default_factory=dict)  # task -> reason
     splits: dict[str, SplitCounts]
+    funnel: Funnel | None = None  # None in manifests written before the funnel was reported
 
     @classmethod
     def load(cls, bench_dir: Path) -> BenchManifest:
