@@ -199,6 +199,16 @@ def register_secrets(dataset_root: Path) -> None:
     _remember(secrets_of(dataset_root))
 
 
+def register_case_secrets(dataset_root: Path, case_ids: list[str]) -> None:
+    """The label lines of the dataset and the evidence lines of these cases only: for tests that
+    send a few cases of a pool whose runs share an environment, where one run's verifier output
+    repeats lines another run's agent saw (a directory listing of the same image)."""
+    labels = dataset_root / "labels.jsonl"
+    lines = labels.read_text().splitlines() if labels.is_file() else []
+    _remember([ln.strip() for ln in lines if ln.strip()] +
+              [s for c in case_ids for s in _evidence_secrets(dataset_root, c)])
+
+
 def _remember(secrets: list[str]) -> None:
     SECRETS.update(dict.fromkeys(secrets))
 
