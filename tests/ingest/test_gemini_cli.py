@@ -62,7 +62,7 @@ RUN = atif(
      "Successfully modified file: /root/s.py (1 replacements)."),
     (call("c", "replace", {"file_path": "/root/old.txt", "old_string": "a", "new_string": "b"}),
      "Successfully modified file: /root/old.txt (1 replacements)."),
-    (call("d", "activate_skill", {"name": "demo-skill"}), "<activated_skill>body</activated_skill>"),
+    (call("d", "activate_skill", {"name": "demo-skill"}), "<skill>body</skill>"),
     (call("e", "read_file", {"file_path": "/root/.agents/skills/other/SKILL.md"}), "# other"),
     (call("f", "run_shell_command", {"command": "cat << 'EOF' > out.txt\nhi\nEOF\npython3 go.py"}),
      framed("cat << 'EOF' > out.txt\nhi\nEOF\npython3 go.py", "(empty)")),

@@ -27,7 +27,7 @@ def plain_run(root: Path, name: str, steps: list[dict[str, Any]],
     return folder
 
 
-STEPS = [
+STEPS: list[dict[str, Any]] = [
     {"kind": "skill_use", "tool": "Skill", "skill": "summing", "text": "# summing"},
     {"kind": "assistant_message", "text": "I will add them."},
     {"kind": "tool_call", "tool": "bash", "tool_use_id": "1",
