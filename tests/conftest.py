@@ -67,6 +67,23 @@ def docker_engine() -> None:
     require(docker_available(), "no Docker engine answers (start dockerd to run sandbox tests)")
 
 
+HARNESSES = SHARED / "data" / "skillsbench-harnesses"
+
+
+@pytest.fixture(scope="session")
+def every_harness(real_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The real trials of every harness (Claude Code, terminus-2, gemini-cli) imported once per
+    session into one dataset; every trial must import."""
+    from judge_runner.ingest import ImportOptions, TrialStatus, import_trials
+
+    require((HARNESSES / "MANIFEST.json").is_file(), f"harness trials not found at {HARNESSES}")
+    out = tmp_path_factory.mktemp("harnesses") / "dataset"
+    report = import_trials([real_data / "trials", HARNESSES / "trials"], out,
+                           ImportOptions(task_dirs=[real_data / "tasks", HARNESSES / "tasks"]))
+    assert [t.reason for t in report.trials if t.status is not TrialStatus.IMPORTED] == []
+    return out
+
+
 @pytest.fixture(scope="session")
 def real_dataset(real_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The real SkillsBench trials imported once per test session into a temporary dataset."""

@@ -7,20 +7,12 @@ Raises `TranscriptError` naming both when the document is neither.
 
 from __future__ import annotations
 
-import json
-
 from judge_runner.ingest import atif, terminus
 from judge_runner.ingest.raw import RawRun, TranscriptError
 
 
 def parse(text: str) -> RawRun:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise TranscriptError(f"trajectory.json is not valid JSON (line {exc.lineno}: {exc.msg})") \
-            from exc
-    except RecursionError as exc:  # hostile input: nesting deeper than the parser's stack
-        raise TranscriptError("trajectory.json is not usable JSON (nested too deeply)") from exc
+    doc = atif.load_json(text)
     if isinstance(doc, list):
         if terminus.looks_like(doc):
             return terminus.parse_document(doc, len(text))

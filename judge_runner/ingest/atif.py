@@ -30,14 +30,18 @@ FORMAT = "atif"
 
 
 def parse(text: str) -> RawRun:
+    return parse_document(load_json(text), len(text))
+
+
+def load_json(text: str) -> Any:
+    """The JSON document of a trajectory.json; TranscriptError when it is not usable JSON."""
     try:
-        doc = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         raise TranscriptError(f"trajectory.json is not valid JSON (line {exc.lineno}: {exc.msg})") \
             from exc
     except RecursionError as exc:  # hostile input: nesting deeper than the parser's stack
         raise TranscriptError("trajectory.json is not usable JSON (nested too deeply)") from exc
-    return parse_document(doc, len(text))
 
 
 def parse_document(doc: Any, raw_chars: int) -> RawRun:

@@ -17,11 +17,9 @@ from pathlib import Path
 import pytest
 
 from judge_runner.cases import CasePackage, Dataset, StepKind, TerminationStatus, validate_dataset
-from judge_runner.ingest import ImportOptions, TrialStatus, import_trials
-from tests.conftest import SHARED, require
+from tests.conftest import SHARED
 
 pytestmark = pytest.mark.shared
-HARNESSES = SHARED / "data" / "skillsbench-harnesses"
 
 
 @dataclass(frozen=True)
@@ -67,13 +65,8 @@ EXPECTED = {
 
 
 @pytest.fixture(scope="module")
-def pool(real_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Dataset:
-    require((HARNESSES / "MANIFEST.json").is_file(), f"harness trials not found at {HARNESSES}")
-    out = tmp_path_factory.mktemp("harnesses") / "dataset"
-    report = import_trials([real_data / "trials", HARNESSES / "trials"], out,
-                           ImportOptions(task_dirs=[real_data / "tasks", HARNESSES / "tasks"]))
-    assert [t.reason for t in report.trials if t.status is not TrialStatus.IMPORTED] == []
-    return Dataset(out)
+def pool(every_harness: Path) -> Dataset:
+    return Dataset(every_harness)
 
 
 def _by_trial(pool: Dataset) -> dict[str, CasePackage]:

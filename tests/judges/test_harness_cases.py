@@ -17,16 +17,13 @@ from judge_runner.cases import Dataset, StepKind
 from judge_runner.checklist.evidence import render_step
 from judge_runner.cli.root import app
 from judge_runner.core import Decision
-from judge_runner.ingest import ImportOptions, TrialStatus, import_trials
 from judge_runner.judges.agent.prompt import render_case
 from judge_runner.judges.direct import make_judge
 from judge_runner.judges.registry import JudgeOptions, build_judge
 from tests import casebuilder
-from tests.conftest import SHARED, require
 from tests.fakeapi import FakeMessagesServer, reply, tool_use
 
 pytestmark = pytest.mark.shared
-HARNESSES = SHARED / "data" / "skillsbench-harnesses"
 # One trial per harness: name -> (trial name, a tool its steps call)
 TRIALS = {"claude-code": ("exceltable-in-ppt__7k6ijVq", "Bash"),
           "terminus-2": ("adaptive-cruise-control__2EwRXdJ", "terminal"),
@@ -35,16 +32,11 @@ STEP_HEAD = re.compile(r"^\[(\d+)\] (assistant_message|tool_call|skill_use|notic
 
 
 @pytest.fixture(scope="module")
-def harness_cases(real_data: Path, tmp_path_factory: pytest.TempPathFactory) -> Dataset:
-    require((HARNESSES / "MANIFEST.json").is_file(), f"harness trials not found at {HARNESSES}")
-    out = tmp_path_factory.mktemp("harness-cases") / "dataset"
-    report = import_trials([real_data / "trials", HARNESSES / "trials"], out,
-                           ImportOptions(task_dirs=[real_data / "tasks", HARNESSES / "tasks"]))
-    assert report.count(TrialStatus.FAILED) == 0
-    data = Dataset(out)
+def harness_cases(every_harness: Path) -> Dataset:
+    data = Dataset(every_harness)
     chosen = [c.id for c in data.cases() if c.meta.source.trial_name in
               {trial for trial, _ in TRIALS.values()}]
-    casebuilder.register_case_secrets(out, chosen)
+    casebuilder.register_case_secrets(every_harness, chosen)
     return data
 
 
