@@ -78,6 +78,7 @@ def _convert(steps: list[Any], run: RawRun) -> None:
             continue
         source = step.get("source")
         last_source = source
+        before = len(run.steps)
         message = _text(step.get("message"))
         if source == "agent":
             if step.get("reasoning_content"):
@@ -92,10 +93,11 @@ def _convert(steps: list[Any], run: RawRun) -> None:
             seen_prompt = True  # the task prompt: carried by instruction.md
         elif message:
             run.steps.append(RawStep(RawKind.NOTICE, text=f"{source} message: {message}"))
+        calls = [s for s in run.steps[before:] if s.kind in (RawKind.TOOL, RawKind.SKILL)]
         observation = step.get("observation")
         if isinstance(observation, dict):
             for result in observation.get("results") or []:
-                _add_result(result, run, pending)
+                _add_result(result, run, pending, calls)
     run.status = TerminationStatus.COMPLETED if last_source == "agent" else \
         TerminationStatus.NO_RESULT
 
@@ -107,6 +109,11 @@ def _add_call(call: Any, run: RawRun, pending: dict[str, RawStep], position: int
     name = str(call.get("function_name") or "unknown")
     args = call.get("arguments")
     arguments = args if isinstance(args, dict) else {"input": args}
+    if name in tools.SHELL_TOOLS and "command" not in arguments and \
+            isinstance(arguments.get("keystrokes"), str):
+        # terminus-2's keystroke calls: the keystrokes are the command, as in every shell call
+        arguments = {"command": arguments["keystrokes"],
+                     **{k: v for k, v in arguments.items() if k != "keystrokes"}}
     step = RawStep(RawKind.TOOL, tool=name, tool_use_id=str(call.get("tool_call_id") or "") or None,
                    arguments=arguments)
     if name in tools.SKILL_TOOLS:
@@ -117,12 +124,24 @@ def _add_call(call: Any, run: RawRun, pending: dict[str, RawStep], position: int
         pending[step.tool_use_id] = step
 
 
-def _add_result(result: Any, run: RawRun, pending: dict[str, RawStep]) -> None:
+def _add_result(result: Any, run: RawRun, pending: dict[str, RawStep],
+                calls: list[RawStep]) -> None:
+    """Fill in the call a result answers. A result naming no call (terminus-2 logs one terminal
+    output for a batch of keystroke calls) answers the calls of its own step: every one of them
+    ran, and the output goes to the last."""
     if not isinstance(result, dict):
         return
     output = _text(result.get("content"))
     call_id = result.get("source_call_id")
     step = pending.pop(call_id, None) if isinstance(call_id, str) else None
+    if step is None and call_id is None:
+        waiting = [c for c in calls if not c.has_result]
+        for call in waiting[:-1]:
+            call.has_result = True
+            pending.pop(call.tool_use_id or "", None)
+        step = waiting[-1] if waiting else None
+        if step is not None:
+            pending.pop(step.tool_use_id or "", None)
     if step is None:
         run.steps.append(RawStep(RawKind.NOTICE, text="observation without a matching call",
                                  output=output))

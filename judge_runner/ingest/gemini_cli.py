@@ -11,13 +11,20 @@ gemini-cli frames every ``run_shell_command`` result as::
 
 `shell_result` keeps the command's output (and the error line when there is one) and reads the
 exit code, so a gemini-cli shell call reads like any other harness's. Text in another shape is
-returned unchanged with an unknown exit code.
+returned unchanged with an unknown exit code. `with_own_log` adds from gemini-cli's own session
+log (``agent/gemini-cli.trajectory.json``) what the ATIF conversion loses.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judge_runner.ingest.paths import NotRegularFileError, describe, read_regular
+from judge_runner.ingest.raw import RawRun, RawStep
 
 SHELL_TOOL = "run_shell_command"
 _TAIL = re.compile(r"\nError: (?P<error>.*?)\nExit Code: (?P<code>[^\n]*)(?:\n(?:Signal|Background "
@@ -52,3 +59,55 @@ def shell_result(text: str, command: str | None) -> ShellResult | None:
         parts.append(f"Error: {error}")
     failed = (code is not None and code != 0) or error not in _EMPTY
     return ShellResult(output="\n".join(parts), exit_code=code, is_error=failed)
+
+
+OWN_LOG = "agent/gemini-cli.trajectory.json"
+MAX_OWN_LOG_BYTES = 512 * 1024 * 1024
+
+
+def with_own_log(trial: Path, run: RawRun) -> RawRun:
+    """Fill in from gemini-cli's own session log what Harbor's ATIF conversion drops: a call's
+    failure (``status: error`` and its message; the ATIF keeps no content for it) and, for
+    ``write_file`` / ``replace``, the file's content before the call (``originalContent``), so an
+    edit of a file that existed before the run can be rebuilt. A missing or unreadable log
+    changes nothing (a warning says why when it is there but unusable)."""
+    if not (run.agent or "").startswith("gemini-cli") or describe(trial / OWN_LOG) is None:
+        return run
+    try:
+        doc = json.loads(read_regular(trial / OWN_LOG, MAX_OWN_LOG_BYTES).decode("utf-8"))
+    except (NotRegularFileError, OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        run.warnings.append(f"{OWN_LOG} not used: {exc}")
+        return run
+    messages = doc.get("messages") if isinstance(doc, dict) else None
+    calls = {str(c.get("id")): c for m in messages or [] if isinstance(m, dict)
+             for c in m.get("toolCalls") or [] if isinstance(c, dict)}
+    for step in run.steps:
+        call = calls.get(step.tool_use_id or "")
+        if call is not None:
+            _enrich(step, call)
+    return run
+
+
+def _enrich(step: RawStep, call: dict[str, Any]) -> None:
+    if call.get("status") == "error":
+        step.is_error = True
+        step.has_result = True
+        error = _error_text(call) or "error (no message logged)"
+        if not step.output or step.output == "None":
+            step.output = error
+        elif error not in step.output:
+            step.output = f"{step.output}\n{error}"
+    display = call.get("resultDisplay")
+    if isinstance(display, dict) and isinstance(display.get("originalContent"), str) and \
+            not display.get("isNewFile"):
+        step.structured_result = {"originalFile": display["originalContent"]}
+
+
+def _error_text(call: dict[str, Any]) -> str | None:
+    for item in call.get("result") or []:
+        response = (item.get("functionResponse") or {}).get("response") \
+            if isinstance(item, dict) else None
+        if isinstance(response, dict) and response.get("error"):
+            return str(response["error"])
+    display = call.get("resultDisplay")
+    return display if isinstance(display, str) and display else None

@@ -53,7 +53,7 @@ from judge_runner.cases import (
     trajectory_json,
 )
 from judge_runner.core import CASES_DIR, EVIDENCE_DIR, LABELS_FILE, Label
-from judge_runner.ingest import agent_log, claude_code, skills_rule
+from judge_runner.ingest import agent_log, claude_code, gemini_cli, skills_rule
 from judge_runner.ingest.artifacts import FileState, reconstruct
 from judge_runner.ingest.normalize import NormalizeOptions, normalize
 from judge_runner.ingest.paths import (
@@ -244,7 +244,8 @@ def _parse_transcript(trial: Path, options: ImportOptions) -> RawRun:
                                         f"{options.max_transcript_bytes} byte limit")
                 if streamed:
                     return claude_code.parse_lines(_text_lines(handle, rel, size))
-                return agent_log.parse("".join(_text_lines(handle, rel, size)))
+                return gemini_cli.with_own_log(
+                    trial, agent_log.parse("".join(_text_lines(handle, rel, size))))
         except NotRegularFileError as exc:
             raise _TrialFailure(f"{rel}: {exc}; refusing to read it") from exc
         except TranscriptError as exc:

@@ -23,7 +23,7 @@ EDIT_TOOLS: dict[str, str] = {"Edit": "file_path", "MultiEdit": "file_path",
                               "replace": "file_path", "NotebookEdit": "notebook_path"}
 # Tools whose `command` argument is run by a shell.
 SHELL_TOOLS = frozenset({"Bash", "run_shell_command", "terminal", "bash", "shell",
-                         "execute_command", "bash_session"})
+                         "execute_command", "bash_session", "bash_command"})
 # Tools that read one file: tool -> the path arguments they may use.
 READ_TOOLS: dict[str, tuple[str, ...]] = {
     "Read": ("file_path",), "read_file": ("file_path", "absolute_path", "path"),

@@ -103,6 +103,26 @@ def test_gemini_cli_run_imports_with_artifacts_skill_use_and_its_skills(
     assert shell.exit_code == 0 and shell.files_touched == ["out.txt"]
 
 
+def test_gemini_clis_own_log_restores_errors_and_the_content_before_an_edit(
+        tmp_path: Path) -> None:
+    make_task(tmp_path / "tasks")
+    trial = gemini_trial(tmp_path / "trials", "job", RUN)
+    own = {"messages": [{"type": "gemini", "toolCalls": [
+        {"id": "c", "name": "replace", "status": "success",
+         "resultDisplay": {"originalContent": "a = 0\n", "newContent": "b = 0\n",
+                           "isNewFile": False}},
+        {"id": "e", "name": "read_file", "status": "error",
+         "result": [{"functionResponse": {"response": {"error": "File too large"}}}]}]}]}
+    (trial / "agent" / "gemini-cli.trajectory.json").write_text(json.dumps(own))
+    import_trials([tmp_path / "trials"], tmp_path / "ds",
+                  ImportOptions(task_dirs=[tmp_path / "tasks"]))
+    case = Dataset(tmp_path / "ds").cases()[0]
+    assert (case.artifacts_dir / "root/old.txt").read_text() == "b = 0\n"
+    read = next(s for s in case.trajectory.steps if s.tool_use_id == "e")
+    assert read.is_error and (read.output or "").endswith("File too large")
+    assert read.kind is StepKind.TOOL_CALL  # a failed SKILL.md read is no skill use
+
+
 def test_a_job_folder_with_its_own_result_json_is_searched(tmp_path: Path) -> None:
     make_task(tmp_path / "tasks")
     job = tmp_path / "trials" / "job-1"

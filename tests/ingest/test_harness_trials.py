@@ -57,9 +57,10 @@ EXPECTED = {
     "mars-clouds-clustering__dBN9AmC": Expected(
         "pass", "gemini-cli", 20, 7, 0, (), 3, "with_skills_job", ("/optimize.py",), (),
         "**Mars Cloud Clustering Optimization Complete**", None),
-    # gemini-cli, gemini-3-pro: 5 messages, 4 reasonings, 7 calls, write_file of the script.
+    # gemini-cli, gemini-3-pro: 5 messages, 4 reasonings, 7 calls, write_file of the script;
+    # one read_file failed (44 MB over the 20 MB limit): an error only gemini-cli's own log keeps.
     "mars-clouds-clustering__db4eGzP": Expected(
-        "fail", "gemini-cli", 16, 7, 0, (), 3, "with_skills_job", ("/root/optimize_clustering.py",),
+        "fail", "gemini-cli", 16, 7, 1, (), 3, "with_skills_job", ("/root/optimize_clustering.py",),
         (), "I will execute the `optimize_clustering.py` script", None),
 }
 

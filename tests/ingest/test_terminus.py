@@ -97,3 +97,29 @@ def test_warnings_confirmation_unknown_prompts_and_missing_skills() -> None:
 def test_a_list_that_is_not_an_episode_list_is_refused(text: str) -> None:
     with pytest.raises(TranscriptError, match="terminus-2"):
         parse(text)
+
+
+def test_harbors_own_atif_of_terminus_2_reads_like_the_episode_list() -> None:
+    """Harbor's terminus-2 can also write ATIF: one `bash_command` call per keystroke entry and
+    one terminal output for the batch, naming no call."""
+    calls = [{"tool_call_id": "call_1_1", "function_name": "bash_command",
+              "arguments": {"keystrokes": "cat > /app/a.txt << 'EOF'\nhi\nEOF\n", "duration": 0.1}},
+             {"tool_call_id": "call_1_2", "function_name": "bash_command",
+              "arguments": {"keystrokes": "python3 a.py\n", "duration": 1.0}}]
+    doc = {"schema_version": "ATIF-v1.5", "agent": {"name": "terminus-2", "version": "2.0.0"},
+           "steps": [{"step_id": 1, "source": "user", "message": "system prompt and task"},
+                     {"step_id": 2, "source": "agent", "message": "analysis", "tool_calls": calls,
+                      "observation": {"results": [{"content": "New Terminal Output:\nok"}]}},
+                     {"step_id": 3, "source": "agent", "message": "done", "tool_calls": [
+                         {"tool_call_id": "call_2_task_complete",
+                          "function_name": "mark_task_complete", "arguments": {}}],
+                      "observation": {"results": [{"content": "confirm?"}]}}]}
+    run = parse(json.dumps(doc))
+    tools = [s for s in run.steps if s.kind is RawKind.TOOL]
+    assert [t.arguments for t in tools[:2]] == [
+        {"command": "cat > /app/a.txt << 'EOF'\nhi\nEOF\n", "duration": 0.1},
+        {"command": "python3 a.py\n", "duration": 1.0}]
+    assert all(t.has_result for t in tools) and tools[1].output == "New Terminal Output:\nok"
+    assert tools[2].tool == "mark_task_complete" and tools[2].output == "confirm?"
+    assert not any(s.kind is RawKind.NOTICE for s in run.steps)
+    assert {f.path: f.content for f in reconstruct(run)} == {"/app/a.txt": "hi\n"}
