@@ -53,7 +53,7 @@ from judge_runner.cases import (
     trajectory_json,
 )
 from judge_runner.core import CASES_DIR, EVIDENCE_DIR, LABELS_FILE, Label
-from judge_runner.ingest import agent_log, claude_code, gemini_cli, skills_rule
+from judge_runner.ingest import agent_log, claude_code, gemini_cli, skills_rule, terminus
 from judge_runner.ingest.artifacts import FileState, reconstruct
 from judge_runner.ingest.normalize import NormalizeOptions, normalize
 from judge_runner.ingest.paths import (
@@ -250,7 +250,11 @@ def _parse_transcript(trial: Path, options: ImportOptions) -> RawRun:
             raise _TrialFailure(f"{rel}: {exc}; refusing to read it") from exc
         except TranscriptError as exc:
             raise TranscriptError(f"unknown transcript format in {rel}: {exc}") from exc
-    raise _TrialFailure("no transcript: expected agent/claude-code.txt or agent/trajectory.json")
+    episodes = terminus.from_episode_dirs(trial / "agent")
+    if episodes is not None:
+        return episodes
+    raise _TrialFailure("no transcript: expected agent/claude-code.txt, agent/trajectory.json "
+                        "or agent/episode-N/ folders")
 
 
 def _text_lines(handle: BinaryIO, rel: str, size: int) -> Iterator[str]:

@@ -28,6 +28,8 @@ Mapping to raw steps:
 
 Files the agent typed into the terminal are recovered from heredocs only (see `artifacts`);
 what the terminal cannot show is said in the case's notes.
+When ``trajectory.json`` is missing, the same turns are read from the per-turn folders
+``agent/episode-N/{prompt,response}.txt`` (`from_episode_dirs`).
 Raises `TranscriptError` when the document is not such a list.
 """
 
@@ -35,9 +37,11 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from judge_runner.cases import TerminationStatus
+from judge_runner.ingest.paths import NotRegularFileError, describe, read_regular
 from judge_runner.ingest.raw import RawKind, RawRun, RawStep, TranscriptError
 
 FORMAT = "terminus-2"
@@ -214,3 +218,34 @@ def _split_head(prompt: str) -> tuple[str, str, str]:
 
 def _str(value: Any) -> str:
     return value if isinstance(value, str) else "" if value is None else json.dumps(value)
+
+
+EPISODE_DIR = re.compile(r"^episode-(\d+)$")
+MAX_EPISODE_BYTES = 64 * 1024 * 1024
+
+
+def from_episode_dirs(agent: Path) -> RawRun | None:
+    """The run from terminus-2's per-turn folders ``agent/episode-N/{prompt,response}.txt``
+    (kept when ``trajectory.json`` is not), in episode order; None when there are none. A turn
+    whose files are missing or unreadable is skipped with a warning."""
+    found = sorted((int(m.group(1)), p) for p in (agent.iterdir() if agent.is_dir() else [])
+                   if (m := EPISODE_DIR.match(p.name)) and describe(p) == "directory")
+    if not found:
+        return None
+    entries: list[dict[str, Any]] = []
+    problems: list[str] = []
+    size = 0
+    for number, folder in found:
+        try:
+            prompt, response = (read_regular(folder / name, MAX_EPISODE_BYTES).decode("utf-8")
+                                for name in ("prompt.txt", "response.txt"))
+        except (NotRegularFileError, OSError, UnicodeDecodeError) as exc:
+            problems.append(f"{folder.name}: {exc}, skipped")
+            continue
+        size += len(prompt) + len(response)
+        entries.append({"episode": number, "prompt": prompt, "response": response})
+    if not entries:
+        raise TranscriptError("no readable agent/episode-N/{prompt,response}.txt")
+    run = parse_document(entries, size)
+    run.warnings += problems
+    return run

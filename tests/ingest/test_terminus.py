@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from judge_runner.cases import TerminationStatus
+from judge_runner.cases import Dataset, TerminationStatus
+from judge_runner.ingest import ImportOptions, TrialStatus, import_trials
 from judge_runner.ingest.agent_log import parse
 from judge_runner.ingest.artifacts import reconstruct
 from judge_runner.ingest.raw import RawKind, TranscriptError
+from tests.ingest.helpers import make_task, make_trial
 
 SYSTEM = ("You are an AI assistant tasked with solving command-line tasks.\n---\nSKILL SYSTEM:\n"
           "available_skills:\n[\n  {\"name\": \"alpha\", \"description\": \"a [b] c\", "
@@ -123,3 +126,22 @@ def test_harbors_own_atif_of_terminus_2_reads_like_the_episode_list() -> None:
     assert tools[2].tool == "mark_task_complete" and tools[2].output == "confirm?"
     assert not any(s.kind is RawKind.NOTICE for s in run.steps)
     assert {f.path: f.content for f in reconstruct(run)} == {"/app/a.txt": "hi\n"}
+
+
+def test_per_turn_episode_folders_import_like_the_episode_list(tmp_path: Path) -> None:
+    turns = [(SYSTEM, '{"load_skill": "alpha"}'),
+             ("Loaded skill: alpha\n---\nbody", answer("go", "ls\n", done=True))]
+    make_task(tmp_path / "tasks", "demo-task", skills=("alpha", "beta"))
+    listed = make_trial(tmp_path / "trials", "listed", None)
+    (listed / "agent" / "trajectory.json").write_text(episodes(*turns))
+    folders = make_trial(tmp_path / "trials", "folders", None)
+    for n, (prompt, response) in enumerate(turns):
+        turn = folders / "agent" / f"episode-{n}"
+        turn.mkdir()
+        (turn / "prompt.txt").write_text(prompt)
+        (turn / "response.txt").write_text(response)
+    report = import_trials([tmp_path / "trials"], tmp_path / "ds",
+                           ImportOptions(task_dirs=[tmp_path / "tasks"]))
+    assert [t.status for t in report.trials] == [TrialStatus.IMPORTED] * 2
+    a, b = (c.trajectory for c in Dataset(tmp_path / "ds").cases())
+    assert a.steps == b.steps and a.final_message == b.final_message
