@@ -250,11 +250,11 @@ def _parse_transcript(trial: Path, options: ImportOptions) -> RawRun:
             raise _TrialFailure(f"{rel}: {exc}; refusing to read it") from exc
         except TranscriptError as exc:
             raise TranscriptError(f"unknown transcript format in {rel}: {exc}") from exc
-    episodes = terminus.from_episode_dirs(trial / "agent")
-    if episodes is not None:
-        return episodes
-    raise _TrialFailure("no transcript: expected agent/claude-code.txt, agent/trajectory.json "
-                        "or agent/episode-N/ folders")
+    fallback = terminus.from_episode_dirs(trial / "agent") or gemini_cli.from_own_log(trial)
+    if fallback is not None:
+        return fallback
+    raise _TrialFailure("no transcript: expected agent/claude-code.txt, agent/trajectory.json, "
+                        "agent/episode-N/ folders or agent/gemini-cli.trajectory.json")
 
 
 def _text_lines(handle: BinaryIO, rel: str, size: int) -> Iterator[str]:

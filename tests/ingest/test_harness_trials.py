@@ -177,3 +177,34 @@ def test_claude_code_trials_match_their_raw_streams(pool: Dataset, real_data: Pa
             assert case.trajectory.termination.status is TerminationStatus.NO_RESULT, case.id
         else:
             assert (case.trajectory.final_message or "")[:500] == final[:500], case.id
+
+
+def test_gemini_cli_trials_import_from_their_own_log_alone(pool: Dataset, tmp_path: Path) -> None:
+    """A gemini-cli trial whose ATIF file is missing is read from gemini-cli's own session log:
+    the same calls, errors, artifacts and final message as from the ATIF."""
+    import shutil
+
+    from judge_runner.ingest import ImportOptions, TrialStatus, import_trials
+
+    harness = SHARED / "data" / "skillsbench-harnesses"
+    trials = sorted((harness / "trials").rglob("gemini-cli.trajectory.json"))
+    assert len(trials) == 2
+    for own in trials:
+        copy = tmp_path / "trials" / own.parent.parent.name
+        shutil.copytree(own.parent.parent, copy)
+        (copy / "agent" / "trajectory.json").unlink()
+    report = import_trials([tmp_path / "trials"], tmp_path / "ds",
+                           ImportOptions(task_dirs=[harness / "tasks"]))
+    assert [t.status for t in report.trials] == [TrialStatus.IMPORTED] * 2
+    by_trial = _by_trial(pool)
+    for case in Dataset(tmp_path / "ds").cases():
+        atif = by_trial[case.meta.source.trial_name]
+        assert case.meta.source.transcript_format == "gemini-cli-session"
+
+        def calls(c: CasePackage) -> list[tuple[str | None, bool, int | None]]:
+            return [(s.tool, s.is_error, s.exit_code) for s in c.trajectory.steps
+                    if s.kind is StepKind.TOOL_CALL]
+
+        assert calls(case) == calls(atif)
+        assert case.trajectory.final_message == atif.trajectory.final_message
+        assert [a.path for a in case.meta.artifacts] == [a.path for a in atif.meta.artifacts]
