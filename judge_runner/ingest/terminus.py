@@ -154,7 +154,8 @@ class _Parser:
     def _response(self, response: str, rejected: bool) -> None:
         answer = _answer(response)
         if answer is None or rejected:
-            self.run.steps.append(RawStep(RawKind.TEXT, text=response))
+            if response.strip():
+                self.run.steps.append(RawStep(RawKind.TEXT, text=response))
             return
         skill = answer.get("load_skill")
         if isinstance(skill, str) and skill:
