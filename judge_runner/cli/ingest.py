@@ -71,6 +71,9 @@ def import_command(
         raise fail(f"--format must be one of {', '.join(FORMATS)}, not {source_format!r}")
     if scorer is not None and source_format != "inspect":
         raise fail("--scorer applies only to --format inspect")
+    if source_format != "harbor" and (tasks or agent_skills != "auto"):
+        raise fail("--tasks and --agent-skills apply only to --format harbor (a plain run "
+                   "carries its instruction and skills, an inspect log its samples)")
     from judge_runner.log import get_logger
 
     try:

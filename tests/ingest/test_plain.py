@@ -87,3 +87,12 @@ def test_the_schema_command_prints_the_plain_format() -> None:
     assert schemas["plain/run.json"]["required"] == ["task"]
     assert "kind" in schemas["plain/steps.jsonl (one per line)"]["properties"]
     assert "reward" in schemas["plain/label.json"]["properties"]
+
+
+def test_options_of_another_format_are_refused(tmp_path: Path) -> None:
+    for args in (["--format", "plain", "--tasks", str(tmp_path)],
+                 ["--format", "plain", "--scorer", "x"],
+                 ["--format", "yaml"]):
+        result = CliRunner().invoke(app, ["import", str(tmp_path), "--out",
+                                          str(tmp_path / "o"), *args])
+        assert result.exit_code == 2, args
