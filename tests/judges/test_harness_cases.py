@@ -105,3 +105,15 @@ def test_the_viewer_shows_every_harness(harness_cases: Dataset, tmp_path: Path) 
     assert len(pages) == 3
     for tool in ("terminal", "run_shell_command", "Bash"):
         assert any(tool in page for page in pages), tool
+
+
+def test_rules_judge_and_digest_over_every_case_of_every_harness(harness_cases: Dataset,
+                                                                 tmp_path: Path) -> None:
+    from judge_runner.judges.digest import render_digest
+
+    judge = build_judge("rules", JudgeOptions())
+    for case in harness_cases.cases():
+        verdict = judge.judge(case, tmp_path / case.id)
+        assert verdict.decision in (Decision.PASS, Decision.FAIL), (case.id, verdict.error)
+        text, selection = render_digest(case, 8000)
+        assert not selection.over_budget and STEP_HEAD.search(text), case.id
