@@ -28,8 +28,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "judge_runner"
 # many judges into runs and report them together, and cli composes it all.
 STAGES = ("cases", "ingest", "models", "sandbox", "skills", "judges", "runs", "splits", "evolve",
           "harbor", "checklist", "view", "experiments")
-# Modules at the package root that belong to a stage: Harbor loads its agent by this path.
-ROOT_MEMBERS = {"harbor_agent": "harbor", "__main__": "cli"}
+# Modules at the package root that belong to a stage (`python -m judge_runner` runs the CLI).
+ROOT_MEMBERS = {"__main__": "cli"}
 FOUNDATION = frozenset({"cancel", "closing", "jsonl", "log", "templates", "text"})
 
 

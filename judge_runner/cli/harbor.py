@@ -16,6 +16,7 @@ from judge_runner.harbor.export import (
     ExportError,
     ExportOptions,
     NetworkIsolation,
+    TaskBuild,
     export_tasks,
 )
 from judge_runner.runs.report import HTML_FILE, metrics_table
@@ -45,6 +46,11 @@ def export_command(
     image: Annotated[str | None, typer.Option(
         "--image", help="Judge image the tasks build FROM (default $JUDGE_RUNNER_SANDBOX_IMAGE "
         "or judge-runner-judge:latest, as for the docker sandbox).")] = None,
+    prebuilt: Annotated[str | None, typer.Option(
+        "--prebuilt", metavar="IMAGE", help="Run every task in this judge image as it is, with "
+        "no image build per case: JudgeAgent uploads the case and the JudgeSkill when the "
+        "trial starts (JudgeAgent only; harnesses that cannot upload, such as Harbor's "
+        "claude-code agent, need the default build tasks).")] = None,
     network: Annotated[NetworkIsolation, typer.Option(
         "--network", help="docker: compose network_mode none (plain Docker engines); "
         "policy: Harbor's no-network policy (modal, daytona, ...); open: no restriction "
@@ -52,7 +58,12 @@ def export_command(
     agent_timeout: Annotated[float, typer.Option(
         "--agent-timeout", min=1, help="Harbor agent timeout per task, seconds.")] = 1800.0,
 ) -> None:
-    """Write one Harbor task per case: the case and JudgeSkill in the image, the label in tests/."""
+    """Write one Harbor task per case: the case and JudgeSkill in the image (or, with --prebuilt,
+    uploaded at setup), the label in tests/."""
+    if prebuilt is not None and image is not None:
+        raise fail("--image and --prebuilt both name the judge image: give one")
+    if prebuilt is not None and not prebuilt.strip():
+        raise fail("--prebuilt needs an image name")
     data = Dataset(dataset)
     if not data.cases_dir.is_dir():
         raise fail(f"{dataset} is not a dataset (no {data.cases_dir})")
@@ -61,8 +72,9 @@ def export_command(
         judge_skill = load_skill(skill) if skill is not None else None
     except SkillError as exc:
         raise fail(str(exc)) from exc
-    options = ExportOptions(image=image or default_image(), network=network,
-                            agent_timeout_s=agent_timeout)
+    options = ExportOptions(image=prebuilt or image or default_image(),
+                            build=TaskBuild.BUILD if prebuilt is None else TaskBuild.PREBUILT,
+                            network=network, agent_timeout_s=agent_timeout)
     try:
         result = export_tasks(data, case_ids, judge_skill, out, options)
     except ExportError as exc:
@@ -71,7 +83,7 @@ def export_command(
         _stderr.print(f"[yellow]skipped[/] {case_id}: {reason}", highlight=False)
     _stdout.print(f"exported {len(result.tasks)} task(s) to {out}"
                   + (f", skipped {len(result.errors)}" if result.errors else ""))
-    _stdout.print(f"run: harbor run -p {out} -a judge_runner.harbor_agent:JudgeAgent "
+    _stdout.print(f"run: harbor run -p {out} -a judge_runner.harbor.agent:JudgeAgent "
                   "-m MODEL -e docker", highlight=False)
     if not result.tasks:
         raise typer.Exit(1)

@@ -2,6 +2,6 @@
 collect Harbor jobs back into judge-runner runs.
 
 Harbor itself is optional (`pip install judge-runner[harbor]`): `export` and `collect` work on
-plain files and never import it; only `judge_runner.harbor_agent` and `judge_runner.harbor.sandbox`
+plain files and never import it; only `judge_runner.harbor.agent` and `judge_runner.harbor.sandbox`
 do, and they are loaded by Harbor, which is then installed by definition.
 """

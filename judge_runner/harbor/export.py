@@ -5,6 +5,12 @@ links so none can pull in a file from outside the package) and the JudgeSkill. T
 `tests/label.json` only, which Harbor copies in after the judge has finished; the dataset's
 `evidence/` is never exported.
 
+Two kinds of task (`TaskBuild`): a *build* task carries a Dockerfile that copies the case and the
+JudgeSkill into the judge image, so Harbor builds one image per task and any harness finds them
+in place; a *prebuilt* task names the judge image itself (`[environment] docker_image`) and keeps
+the case and the JudgeSkill in `upload/`, which JudgeAgent uploads when the trial starts: no image
+build per case.
+
 Per-case problems (unreadable case package, no label, an id Harbor cannot use as a task name, an
 existing folder that is not an exported task) are reported and skipped; the other cases are
 exported. Output is deterministic: the same inputs give byte-identical task folders.
@@ -24,7 +30,7 @@ import jinja2
 from pydantic import ValidationError
 
 from judge_runner.cases import CasePackage, Dataset, LabelRecord
-from judge_runner.core import CASE_FILE, INSTRUCTION_FILE, LABELS_FILE, SKILLS_DIR
+from judge_runner.core import CASE_FILE, INSTRUCTION_FILE, LABELS_FILE
 from judge_runner.harbor import layout
 from judge_runner.harbor import verifier as verifier_module
 from judge_runner.sandbox import default_image
@@ -51,15 +57,30 @@ class NetworkIsolation(StrEnum):
     OPEN = "open"
 
 
+class TaskBuild(StrEnum):
+    """How the trial container gets the case and the JudgeSkill.
+
+    build: the task's Dockerfile copies them into an image built FROM the judge image, one build
+        per task; every harness finds them in place (Harbor's claude-code agent).
+    prebuilt: the task runs the judge image as it is (`[environment] docker_image`) and
+        JudgeAgent uploads them from the task's `upload/` folder before the judge starts; no
+        build. Only for JudgeAgent, which knows to upload.
+    """
+
+    BUILD = "build"
+    PREBUILT = "prebuilt"
+
+
 @dataclass(frozen=True)
 class ExportOptions:
-    """image: judge image the task builds FROM (default: the docker sandbox's,
-    ``$JUDGE_RUNNER_SANDBOX_IMAGE`` or ``judge-runner-judge:latest``). network: see
-    NetworkIsolation.
+    """image: the judge image (default: the docker sandbox's, ``$JUDGE_RUNNER_SANDBOX_IMAGE``
+    or ``judge-runner-judge:latest``); a build task builds FROM it, a prebuilt task runs it.
+    build: see TaskBuild. network: see NetworkIsolation.
     agent_timeout_s / verifier_timeout_s: Harbor's phase timeouts. cpus / memory_mb: resources.
     """
 
     image: str = field(default_factory=default_image)
+    build: TaskBuild = TaskBuild.BUILD
     network: NetworkIsolation = NetworkIsolation.DOCKER
     agent_timeout_s: float = 1800.0
     verifier_timeout_s: float = 120.0
@@ -126,15 +147,18 @@ def _export_case(
         raise _CaseError(f"no label for {case_id} in {dataset.root / LABELS_FILE}")
     task_dir = out / case_id
     _clear_previous(task_dir)
-    env_dir = task_dir / "environment"
-    shutil.copytree(case.root, env_dir / "case", symlinks=True)
-    skills_dir = env_dir / SKILLS_DIR
-    skills_dir.mkdir(parents=True)
+    env_dir = task_dir / layout.ENVIRONMENT_SUBDIR
+    # An empty environment/ of a prebuilt task: Harbor uploads a non-empty one by itself.
+    env_dir.mkdir(parents=True)
+    files = layout.TaskFiles.of(task_dir, options.build is TaskBuild.PREBUILT)
+    shutil.copytree(case.root, files.case_dir, symlinks=True)
+    files.skills_dir.mkdir(parents=True)
     if skill is not None:
-        shutil.copytree(skill.path, skills_dir / skill.name, symlinks=True)
-    _write(env_dir / "home" / ".keep", "")
-    _normalize_modes(env_dir)
-    _write(env_dir / "Dockerfile", _dockerfile(options.image))
+        shutil.copytree(skill.path, files.skills_dir / skill.name, symlinks=True)
+    if options.build is TaskBuild.BUILD:
+        _write(env_dir / "home" / ".keep", "")
+        _write(env_dir / "Dockerfile", _dockerfile(options.image))
+    _normalize_modes(files.root)
     if options.network is NetworkIsolation.DOCKER:
         _write(env_dir / "docker-compose.yaml", _COMPOSE_NO_NETWORK)
     task_meta = layout.TaskMeta(
@@ -152,7 +176,8 @@ def _export_case(
     test_sh = tests / "test.sh"
     _write(test_sh, _templates().get_template("test.sh.j2").render(
         judge_user=layout.JUDGE_USER, verdict_path=layout.VERDICT_PATH,
-        label_file=layout.LABEL_FILE))
+        label_file=layout.LABEL_FILE, count_judge=layout.count_judge_processes(),
+        kill_judge=layout.kill_judge_processes()))
     test_sh.chmod(0o755)
     return task_dir
 
@@ -171,7 +196,7 @@ def _clear_previous(task_dir: Path) -> None:
 
 def _normalize_modes(root: Path) -> None:
     """Directories 0755, files 0644 (0755 when executable): readable, never writable, by the
-    judge's user once COPY has made root their owner."""
+    judge's user once COPY (or JudgeAgent's upload) has made root their owner."""
     for path in [root, *root.rglob("*")]:
         if path.is_symlink():
             continue
@@ -236,7 +261,8 @@ def _task_toml(meta: layout.TaskMeta, options: ExportOptions) -> str:
         'user = "root"',
         "",
         "[environment]",
-        "build_timeout_sec = 600.0",
+        *([f"docker_image = {value(options.image)}"] if options.build is TaskBuild.PREBUILT
+          else ["build_timeout_sec = 600.0"]),
         f"cpus = {options.cpus}",
         f"memory_mb = {options.memory_mb}",
         f"skills_dir = {value(layout.SKILLS_DIR)}",

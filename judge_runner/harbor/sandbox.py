@@ -192,5 +192,5 @@ def open_harbor(request: SandboxRequest) -> HarborSandbox:
     trial = _TRIAL.get()
     if trial is None:
         raise SandboxError("a harbor sandbox opens only inside a Harbor trial "
-                           "(judge_runner.harbor_agent)")
+                           "(judge_runner.harbor.agent)")
     return HarborSandbox(*trial, limits=request.limits)

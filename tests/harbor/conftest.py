@@ -74,7 +74,7 @@ def harbor_env() -> dict[str, str]:
 
 def harbor_run_argv(harbor: Path, tasks: Path, jobs: Path, job: str, api_base: str,
                     concurrency: int) -> list[str]:
-    return [str(harbor), "run", "-p", str(tasks), "-a", "judge_runner.harbor_agent:JudgeAgent",
+    return [str(harbor), "run", "-p", str(tasks), "-a", "judge_runner.harbor.agent:JudgeAgent",
             "-m", MODEL, "--ak", f"api_base={api_base}", "-e", "docker", "-o", str(jobs),
             "--job-name", job, "-n", str(concurrency), "-y", "-q"]
 

@@ -1,7 +1,8 @@
 """Harbor end to end on the real Docker engine: export → `harbor run` with JudgeAgent against the
 scripted Messages server → `harbor collect`, checked against `judge-runner eval` on the same cases
-with the same script. The judge's bash command is a probe that searches the whole container for
-the labels and the verifier evidence while the judge runs.
+with the same script, for tasks of both kinds (build: an image per task; prebuilt: the judge image
+as it is, the case uploaded at setup). The judge's bash command is a probe that searches the whole
+container for the labels and the verifier evidence while the judge runs.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from judge_runner.cases.dataset import Dataset
 from judge_runner.core import Decision
 from judge_runner.harbor import layout
 from judge_runner.harbor.collect import CollectError, collect_job
-from judge_runner.harbor.export import ExportOptions, export_tasks
+from judge_runner.harbor.export import ExportOptions, TaskBuild, export_tasks
 from judge_runner.runs.records import load_records, load_summary
 from judge_runner.skills import load_skill
 from tests.fakeapi.server import FakeMessagesServer
@@ -36,6 +37,7 @@ from tests.harbor.conftest import (
     read_jsonl,
     remove_trial_leftovers,
 )
+from tests.harbor.engine import ImageWatch
 from tests.harbor.scripted import ScriptedJudge
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -66,6 +68,11 @@ def _probe(secrets: list[str]) -> str:
     return (
         f"echo {blob} | base64 -d > /tmp/jr-needles; "
         "if [ -e /tests ]; then echo tests-dir-present; else echo no-tests-dir; fi; "
+        # The case and the JudgeSkill are there (uploaded or built in), read-only for the judge.
+        "[ -f /skills/skill-trajectory-judge/SKILL.md ] && echo skill-present; "
+        "for d in /case /case/artifacts /skills /skills/skill-trajectory-judge; do "
+        "touch $d/jr-write-test 2>/dev/null && echo writable: $d; done; "
+        "touch /case/case.json 2>/dev/null && echo writable: /case/case.json; "
         "find / -xdev -name label.json 2>/dev/null | sed 's/^/label-file: /'; "
         "grep -rlsIF -f /tmp/jr-needles / --exclude-dir=proc --exclude-dir=sys "
         "--exclude-dir=dev | grep -vx /tmp/jr-needles | sed 's/^/needle-in: /'; "
@@ -76,6 +83,8 @@ def _probe(secrets: list[str]) -> str:
 
 @dataclass
 class Scenario:
+    build: TaskBuild
+    images: ImageWatch  # the images built for the job's trials
     dataset: Dataset
     case_ids: list[str]
     decisions: dict[str, str]
@@ -87,28 +96,30 @@ class Scenario:
     eval_judge: ScriptedJudge
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=list(TaskBuild), ids=[b.value for b in TaskBuild])
 def scenario(
-    examples_dataset: Dataset, harbor_cli: Path, judge_image: str,
-    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest, examples_dataset: Dataset, harbor_cli: Path,
+    judge_image: str, tmp_path_factory: pytest.TempPathFactory,
 ) -> Scenario:
-    root = tmp_path_factory.mktemp("harbor-e2e")
+    build: TaskBuild = request.param
+    root = tmp_path_factory.mktemp(f"harbor-e2e-{build.value}")
     case_ids = one_case_per_task(examples_dataset, 4)
     decisions = {c: ("pass" if i % 2 == 0 else "fail") for i, c in enumerate(case_ids)}
     probe = _probe(_secrets(examples_dataset, case_ids))
     tasks = root / "tasks"
     exported = export_tasks(examples_dataset, case_ids, load_skill(SKILL), tasks,
-                            ExportOptions(image=judge_image))
+                            ExportOptions(image=judge_image, build=build))
     assert exported.errors == {}
     server = FakeMessagesServer().start()
+    job = root / "jobs" / "job"
     try:
         harbor_judge = ScriptedJudge(decisions, probe)
         server.responder = harbor_judge
-        run = subprocess.run(harbor_run_argv(harbor_cli, tasks, root / "jobs", "job",
-                                             server.base_url, concurrency=4),
-                             cwd=root, env=harbor_env(), capture_output=True, text=True,
-                             timeout=900)
-        job = root / "jobs" / "job"
+        with ImageWatch(job) as images:
+            run = subprocess.run(harbor_run_argv(harbor_cli, tasks, root / "jobs", "job",
+                                                 server.base_url, concurrency=4),
+                                 cwd=root, env=harbor_env(), capture_output=True, text=True,
+                                 timeout=900)
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:] + describe_trials(job)
         # Every later test reads these trials: one that Harbor ended with an exception is the
         # failure to report, with what it raised.
@@ -132,8 +143,18 @@ def scenario(
     finally:
         server.stop()
         remove_trial_leftovers(tasks)
-    return Scenario(examples_dataset, case_ids, decisions, tasks, root / "jobs" / "job",
+    return Scenario(build, images, examples_dataset, case_ids, decisions, tasks, job,
                     root / "harbor-run", root / "eval-run", harbor_judge, eval_judge)
+
+
+def test_prebuilt_tasks_build_no_image(scenario: Scenario) -> None:
+    # The watch polled the engine all through the job; in build mode the same watch sees every
+    # task's image (the control that it would see one).
+    assert scenario.images.polls >= 10
+    if scenario.build is TaskBuild.PREBUILT:
+        assert scenario.images.built == {}
+    else:
+        assert len(scenario.images.built) == len(scenario.case_ids), scenario.images.built
 
 
 def test_harbor_run_gives_the_same_verdicts_and_metrics_as_eval(scenario: Scenario) -> None:
@@ -160,6 +181,9 @@ def test_the_label_is_not_reachable_from_inside_the_task_container(scenario: Sce
         assert sorted(judge.outputs) == scenario.case_ids
         for case_id, output in judge.outputs.items():
             assert "no-tests-dir" in output, output
+            # The Harbor task carries the JudgeSkill in Harbor's skills dir.
+            assert ("skill-present" in output) == (judge is scenario.harbor_judge), output
+            assert "writable:" not in output, output
             assert "tests-dir-present" not in output
             assert "label-file:" not in output, output
             assert "needle-in:" not in output, output

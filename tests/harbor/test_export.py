@@ -15,7 +15,7 @@ import pytest
 
 from judge_runner.cases import Dataset
 from judge_runner.harbor import layout
-from judge_runner.harbor.export import ExportOptions, NetworkIsolation, export_tasks
+from judge_runner.harbor.export import ExportOptions, NetworkIsolation, TaskBuild, export_tasks
 from judge_runner.skills import load_skill
 from tests.conftest import require
 from tests.harbor.conftest import SKILL, VENV_BIN, one_case_per_task
@@ -166,3 +166,100 @@ def test_cli_exports_a_split_file(dataset: Dataset, tmp_path: Path) -> None:
     assert sorted(p.name for p in out.iterdir()) == ids
     dockerfile = (out / ids[0] / "environment" / "Dockerfile").read_text()
     assert "ARG JUDGE_IMAGE=registry.example/judge:v7\n" in dockerfile
+
+
+def test_prebuilt_tasks_name_the_judge_image_and_carry_the_case_for_upload(
+    dataset: Dataset, tmp_path: Path
+) -> None:
+    ids = one_case_per_task(dataset, 2)
+    out = tmp_path / "tasks"
+    options = ExportOptions(image="registry.example/judge:v7", build=TaskBuild.PREBUILT)
+    result = export_tasks(dataset, ids, load_skill(SKILL), out, options)
+    assert result.errors == {}
+    labels = dataset.labels()
+    for task in result.tasks:
+        case_id = task.name
+        config = tomllib.loads((task / "task.toml").read_text())
+        assert config["environment"]["docker_image"] == "registry.example/judge:v7"
+        # No build: only the no-network compose file (Harbor uploads a non-empty environment/
+        # holding neither a Dockerfile nor a compose file by itself, so nothing else is there).
+        environment = sorted(p.name for p in (task / "environment").iterdir())
+        assert environment == ["docker-compose.yaml"]
+        upload = task / layout.UPLOAD_SUBDIR
+        assert (upload / "case" / "case.json").read_bytes() == (
+            dataset.cases_dir / case_id / "case.json").read_bytes()
+        assert (upload / "skills" / "skill-trajectory-judge" / "SKILL.md").is_file()
+        assert sorted(p.name for p in upload.iterdir()) == ["case", "skills"]
+        for path in upload.rglob("*"):
+            if not path.is_symlink():
+                assert path.stat().st_mode & 0o777 in (0o644, 0o755), path
+        secrets = [json.dumps(labels[case_id].model_dump(mode="json")),
+                   (task / "tests" / layout.LABEL_FILE).read_text().strip()]
+        visible = [p for p in task.rglob("*")
+                   if p.is_file() and p.relative_to(task).parts[0] != "tests"]
+        for path in visible:
+            text = path.read_text(errors="replace")
+            assert not any(secret in text for secret in secrets), path
+        files = layout.TaskFiles.find(task)
+        assert files.uploaded and files.case_dir == upload / "case"
+        assert files.skill_dir() == upload / "skills" / "skill-trajectory-judge"
+
+
+def test_prebuilt_tasks_load_in_harbor_without_a_build(dataset: Dataset, tmp_path: Path) -> None:
+    require(importlib.util.find_spec("harbor") is not None, "harbor not installed")
+    from harbor.environments.definition import (
+        should_upload_environment_dir,
+        should_use_prebuilt_docker_image,
+    )
+    from harbor.models.task.task import Task
+
+    case = one_case_per_task(dataset, 1)
+    for network in NetworkIsolation:
+        out = tmp_path / network.value
+        export_tasks(dataset, case, load_skill(SKILL), out,
+                     ExportOptions(build=TaskBuild.PREBUILT, network=network))
+        task = Task(out / case[0])
+        image = task.config.environment.docker_image
+        assert image == ExportOptions().image
+        environment_dir = task.paths.environment_dir
+        assert should_use_prebuilt_docker_image(environment_dir, docker_image=image,
+                                                force_build=False)
+        assert not should_upload_environment_dir(environment_dir, docker_image=image)
+
+
+def test_task_files_tell_the_kinds_apart_and_refuse_what_is_not_a_task(
+    dataset: Dataset, tmp_path: Path
+) -> None:
+    case = one_case_per_task(dataset, 1)
+    for build in TaskBuild:
+        export_tasks(dataset, case, load_skill(SKILL), tmp_path / build.value,
+                     ExportOptions(build=build))
+        files = layout.TaskFiles.find(tmp_path / build.value / case[0])
+        assert files.uploaded == (build is TaskBuild.PREBUILT)
+        assert files.case_dir.is_dir() and files.skill_dir() is not None
+    export_tasks(dataset, case, None, tmp_path / "bare", ExportOptions(build=TaskBuild.PREBUILT))
+    assert layout.TaskFiles.find(tmp_path / "bare" / case[0]).skill_dir() is None
+    with pytest.raises(ValueError, match="holds no case package"):
+        layout.TaskFiles.find(tmp_path)
+    two = tmp_path / TaskBuild.PREBUILT.value / case[0] / layout.UPLOAD_SUBDIR / "skills"
+    shutil.copytree(two / "skill-trajectory-judge", two / "another")
+    with pytest.raises(ValueError, match="several skills"):
+        layout.TaskFiles.find(two.parent.parent).skill_dir()
+
+
+def test_cli_exports_prebuilt_tasks_and_refuses_two_images(
+    dataset: Dataset, tmp_path: Path
+) -> None:
+    ids = one_case_per_task(dataset, 1)
+    split = tmp_path / "mine.txt"
+    split.write_text("\n".join(ids) + "\n")
+    base = [str(VENV_BIN / "judge-runner"), "harbor", "export", str(dataset.root), "--split",
+            str(split), "--out", str(tmp_path / "tasks")]
+    done = subprocess.run([*base, "--prebuilt", "registry.example/judge:v7"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    config = tomllib.loads((tmp_path / "tasks" / ids[0] / "task.toml").read_text())
+    assert config["environment"]["docker_image"] == "registry.example/judge:v7"
+    both = subprocess.run([*base, "--prebuilt", "a:1", "--image", "b:2"],
+                          capture_output=True, text=True, timeout=120)
+    assert both.returncode != 0 and "--image and --prebuilt" in both.stderr

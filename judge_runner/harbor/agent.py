@@ -1,25 +1,30 @@
 """`JudgeAgent`: our agent judge as a Harbor agent.
 
-Use it as `harbor run -a judge_runner.harbor_agent:JudgeAgent -m MODEL ...`.
+Use it as `harbor run -a judge_runner.harbor.agent:JudgeAgent -m MODEL ...`.
 
 The judge loop runs on the host with our model client; only its tools (bash, read_file) run in
 the trial's container, through `environment.exec`, as the image's non-root `judge` user. For one
 trial it:
 
-1. (setup, as root) makes the agent and verifier log dirs root-owned and not writable by the
-   judge's user, so nothing the judge runs can plant a verdict, a reward or a symlink there, and
-   gives the judge's user its writable /scratch;
-2. copies the case package (/case) and the JudgeSkill (Harbor's skills dir) out of the container
-   — the task, not the host, says what is judged and with which skill;
-3. judges the case with the agent judge (`judge_runner.judges.agent`), writing plan.md,
+1. (setup) for a prebuilt task, uploads the case package and the JudgeSkill from the task's
+   `upload/` folder into the container (`/case`, Harbor's skills dir), root's and read-only for
+   the judge's user; then, as root in one command, makes the agent and verifier log dirs
+   root-owned and not writable by the judge's user, so nothing the judge runs can plant a
+   verdict, a reward or a symlink there, and gives the judge's user its writable /scratch;
+2. judges the case with the agent judge (`judge_runner.judges.agent`), reading the case package
+   and the JudgeSkill from the task folder on the host (the same files the container holds; the
+   task, not the agent's options, says what is judged and with which skill), writing plan.md,
    inspection_log.jsonl, verdict.json and transcript.jsonl into the trial's `agent/judge/`
    (uploaded to /logs/agent/judge when that dir is not a mount), plus `judge_config.json`;
-4. kills whatever the judge's commands left running, before Harbor copies the label in;
-5. writes `agent/trajectory.json` (ATIF) and fills Harbor's token/cost context.
+3. kills whatever the judge's commands left running, before Harbor copies the label in (the
+   processes the image itself runs as the judge's user, noted in setup, are spared: when
+   Harbor starts the judge image as it is, its main process is one of them);
+4. writes `agent/trajectory.json` (ATIF) and fills Harbor's token/cost context.
 
 The instruction Harbor passes is not used: the agent judge renders its own prompt from the case.
-A judge failure is an `error` verdict (the verifier then writes no reward); a failure to read the
-case out of the container raises, which Harbor records as the trial's exception.
+A judge failure is an `error` verdict (the verifier then writes no reward); a task folder without
+a case package, or a failed upload or setup command, raises, which Harbor records as the trial's
+exception.
 
 Agent kwargs (`--ak key=value`): api_base (Messages API root; default $ANTHROPIC_BASE_URL),
 allow_abstain (false), and the agent judge's budgets: max_turns, max_total_tokens, max_wall_s,
@@ -31,7 +36,6 @@ from __future__ import annotations
 import asyncio
 import json
 import shlex
-import tempfile
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -46,7 +50,7 @@ from judge_runner.cases import CasePackage
 from judge_runner.core import Verdict
 from judge_runner.harbor import layout
 from judge_runner.harbor.atif import build_trajectory, prompt_tokens, read_calls
-from judge_runner.harbor.sandbox import HarborEnvironment, trial_environment
+from judge_runner.harbor.sandbox import trial_environment
 from judge_runner.judges import NO_SKILL, TRANSCRIPT_FILE, AgentJudge, JudgeOptions, build_judge
 from judge_runner.sandbox import SCRATCH_DIR, SandboxKind
 
@@ -60,11 +64,30 @@ _SETUP = (
     " && chmod 0755 /logs/agent {products} /logs/verifier"
     " && chown {user}: {scratch} && chmod 0700 {scratch}"
 )
-# Bound of each of the agent's own commands in the container (setup, skills-dir probe, final
-# kill). A hang guard, not a speed limit: on a loaded engine one `docker compose exec` can take
-# tens of seconds before its command starts, so Harbor's 10 s `is_dir` probe is not used.
+# A prebuilt task's upload, moved from the staging dir into place: root's, readable (never
+# writable) by everyone else; symlinks are changed themselves, never followed.
+_PLACE = (
+    "rm -rf {case} {skills} && mkdir -p {staging}/case {staging}/skills"
+    " && mv {staging}/case {case} && mv {staging}/skills {skills} && rm -rf {staging}"
+    " && chown -R -h root:root {case} {skills} && chmod -R u=rwX,go=rX {case} {skills}"
+)
+# Bound of each of the agent's own commands in the container (setup, final kill). A hang guard,
+# not a speed limit: on a loaded engine one `docker compose exec` can take tens of seconds
+# before its command starts.
 CONTROL_EXEC_TIMEOUT_S = 300
-_IS_DIR, _NOT_DIR = "jr-is-dir", "jr-not-dir"
+
+
+def setup_command(skills_dir: str, uploaded: bool) -> str:
+    """The one root command of JudgeAgent's setup: place a prebuilt task's upload (when
+    `uploaded`), note the image's own processes of the judge's user, then prepare the log dirs
+    and /scratch."""
+    prepare = layout.record_image_processes() + " && " + _SETUP.format(
+        products=layout.PRODUCTS_DIR, scratch=SCRATCH_DIR, user=layout.JUDGE_USER)
+    if not uploaded:
+        return prepare
+    place = _PLACE.format(case=shlex.quote(layout.CASE_DIR), skills=shlex.quote(skills_dir),
+                          staging=shlex.quote(layout.UPLOAD_STAGING_DIR))
+    return f"{place} && {prepare}"
 
 
 class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type information
@@ -84,6 +107,7 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
         self._api_base = api_base
         self._allow_abstain = _flag(allow_abstain)
         self._budgets = budgets
+        self._files: layout.TaskFiles | None = None
 
     @staticmethod
     def name() -> str:
@@ -93,51 +117,45 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
         return __version__
 
     async def setup(self, environment: BaseEnvironment) -> None:
+        self._files = self._task_files(environment)
+        if self._files.uploaded:
+            await environment.upload_dir(self._files.root, layout.UPLOAD_STAGING_DIR)
         result = await environment.exec(
-            _SETUP.format(products=layout.PRODUCTS_DIR, scratch=SCRATCH_DIR,
-                          user=layout.JUDGE_USER), user="root",
-            timeout_sec=CONTROL_EXEC_TIMEOUT_S)
+            setup_command(self.skills_dir or layout.SKILLS_DIR, self._files.uploaded),
+            user="root", timeout_sec=CONTROL_EXEC_TIMEOUT_S)
         if result.return_code != 0:
-            raise RuntimeError(f"could not prepare the trial's directories: {result.stdout}")
+            raise RuntimeError(f"could not prepare the trial's container: {result.stdout}")
 
     async def run(
         self, instruction: str, environment: BaseEnvironment, context: AgentContext
     ) -> None:
+        files = self._files or self._task_files(environment)
         products = self.logs_dir / layout.PRODUCTS_SUBDIR
         products.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="judge-runner-harbor-") as tmp:
-            work = Path(tmp)
-            case_dir = work / "case"
-            await environment.download_dir(layout.CASE_DIR, case_dir)
-            skill_dir = await self._download_skill(environment, work / "skills")
-            judge = self._build_judge(skill_dir)
-            (products / layout.CONFIG_FILE).write_text(
-                json.dumps({"judge": judge.name, "config": judge.config()}, indent=2,
-                           sort_keys=True, default=str) + "\n", encoding="utf-8")
-            with trial_environment(environment, asyncio.get_running_loop()):
-                verdict = await asyncio.to_thread(judge.judge, CasePackage(case_dir), products)
+        judge = self._build_judge(files.skill_dir() if self.skills_dir else None)
+        (products / layout.CONFIG_FILE).write_text(
+            json.dumps({"judge": judge.name, "config": judge.config()}, indent=2,
+                       sort_keys=True, default=str) + "\n", encoding="utf-8")
+        with trial_environment(environment, asyncio.get_running_loop()):
+            verdict = await asyncio.to_thread(judge.judge, CasePackage(files.case_dir), products)
         # Nothing the judge started may still run when Harbor copies the label in for grading.
-        await environment.exec(f"pkill -KILL -u {layout.JUDGE_USER} || true", user="root",
+        await environment.exec(layout.kill_judge_processes(), user="root",
                                timeout_sec=CONTROL_EXEC_TIMEOUT_S)
         if not environment.is_path_mounted(PurePosixPath(layout.PRODUCTS_DIR), products):
             await environment.upload_dir(products, layout.PRODUCTS_DIR)
         self._write_trajectory(products / TRANSCRIPT_FILE)
         _fill_context(context, verdict)
 
-    async def _download_skill(self, environment: BaseEnvironment, into: Path) -> Path | None:
-        """The JudgeSkill folder from the task's skills dir; None when the task has none.
-
-        Raises RuntimeError when the skills dir holds more than one skill (which to follow?),
-        or when the container cannot say whether the skills dir exists.
-        """
-        if not self.skills_dir or not await _is_dir(environment, self.skills_dir):
-            return None
-        await environment.download_dir(self.skills_dir, into)
-        skills = sorted(p for p in into.iterdir() if (p / "SKILL.md").is_file())
-        if len(skills) > 1:
-            names = ", ".join(p.name for p in skills)
-            raise RuntimeError(f"{self.skills_dir} holds several skills ({names}); expected one")
-        return skills[0] if skills else None
+    @staticmethod
+    def _task_files(environment: BaseEnvironment) -> layout.TaskFiles:
+        """The case package and JudgeSkill of the trial's task, in its folder on the host (the
+        parent of Harbor's environment dir): what the container holds or will be given."""
+        try:
+            files = layout.TaskFiles.find(Path(environment.environment_dir).parent)
+            files.skill_dir()  # several skills: fail before the container is touched
+        except ValueError as exc:
+            raise RuntimeError(str(exc)) from None
+        return files
 
     def _build_judge(self, skill_dir: Path | None) -> AgentJudge:
         # A task exported without a JudgeSkill means judging without one. The sandbox is the
@@ -160,20 +178,6 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
         trajectory = Trajectory.model_validate(data)  # Harbor's own schema check
         (self.logs_dir / "trajectory.json").write_text(
             json.dumps(trajectory.to_json_dict(), indent=2) + "\n", encoding="utf-8")
-
-
-async def _is_dir(environment: HarborEnvironment, path: str) -> bool:
-    """Whether `path` is a directory in the container. A failed probe (engine error, container
-    gone) raises instead of passing for "no directory", which would judge without the skill."""
-    quoted = shlex.quote(path)
-    result = await environment.exec(
-        f"if [ -d {quoted} ]; then echo {_IS_DIR}; else echo {_NOT_DIR}; fi",
-        timeout_sec=CONTROL_EXEC_TIMEOUT_S)
-    answer = {line.strip() for line in (result.stdout or "").splitlines()} & {_IS_DIR, _NOT_DIR}
-    if result.return_code != 0 or len(answer) != 1:
-        raise RuntimeError(f"could not check for {path} in the container (exit code "
-                           f"{result.return_code}): {(result.stdout or '')[-500:]}")
-    return answer == {_IS_DIR}
 
 
 def _fill_context(context: AgentContext, verdict: Verdict) -> None:
