@@ -34,6 +34,7 @@ from judge_runner.harbor.export import ExportOptions, TaskBuild, export_tasks
 from judge_runner.ingest import ImportOptions, import_trials
 from judge_runner.skills import load_skill
 from tests.fakeapi import FakeMessagesServer
+from tests.harbor.conftest import HARBOR_OFFLINE_ENV, JUDGE_AGENT_RUN_FLAGS
 from tests.harbor.engine import ImageWatch
 from tests.harbor.scripted import ScriptedJudge
 
@@ -94,7 +95,7 @@ def main() -> None:
                                                           "judge-runner-judge:latest"))
     args = parser.parse_args()
     modes = [TaskBuild(m) for m in args.modes.split(",")]
-    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "ANTHROPIC_API_KEY": "bench",
+    env = {**os.environ, **HARBOR_OFFLINE_ENV, "ANTHROPIC_API_KEY": "bench",
            "JUDGE_RUNNER_SANDBOX_IMAGE": args.image}
     rows: list[tuple[int, str, float, str]] = []
     profiles: dict[tuple[int, str], dict[str, float]] = {}
@@ -128,7 +129,8 @@ def main() -> None:
                         harbor_s, load = _timed(
                             [str(BIN / "harbor"), "run", "-p",
                              str(root / f"tasks-{mode.value}"), "-a",
-                             "judge_runner.harbor.agent:JudgeAgent", "-m", MODEL, "--ak",
+                             "judge_runner.harbor.agent:JudgeAgent", "-m", MODEL,
+                             *JUDGE_AGENT_RUN_FLAGS, "--ak",
                              f"api_base={server.base_url}", "-e", "docker", "-o",
                              str(root / "jobs"), "--job-name", job, "-n", str(n), "-y", "-q"],
                             root, env)

@@ -217,10 +217,13 @@ def render_instruction(case: CasePackage, instruction: str, skill: JudgeSkill | 
 
 
 _COMPOSE_NO_NETWORK = """\
-# The judge runs with no network at all on a plain Docker engine.
+# The judge runs with no network at all on a plain Docker engine. The container's main process
+# (a shell waiting forever) ignores SIGTERM and nothing in it needs a graceful stop: without a
+# grace period the trial's teardown does not wait 10 s for it.
 services:
   main:
     network_mode: none
+    stop_grace_period: 0s
 """
 
 

@@ -19,8 +19,13 @@ from tests.fakeapi.server import FakeMessagesServer, Responder
 
 # Harbor imports litellm, which otherwise fetches its model price map from the network on import.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("HARBOR_TELEMETRY", "0")
 
 VENV_BIN = Path(sys.executable).parent
+# As docs/harbor.md advises for JudgeAgent: Harbor offline, and the model name handed to the
+# agent as given (JudgeAgent resolves it; Harbor's own resolution imports litellm).
+HARBOR_OFFLINE_ENV = {"LITELLM_LOCAL_MODEL_COST_MAP": "True", "HARBOR_TELEMETRY": "0"}
+JUDGE_AGENT_RUN_FLAGS = ("--skip-model-parsing-and-provider-mapping",)
 SKILL = REPO / "judgeskills" / "v1"
 MODEL = "claude-sonnet-4-5"
 
@@ -67,16 +72,16 @@ def harbor_cli(judge_image: str) -> Path:
 
 
 def harbor_env() -> dict[str, str]:
-    # litellm (imported by Harbor) must not fetch its price map from the network.
-    return {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True",
-            "ANTHROPIC_API_KEY": "test-key-not-secret"}
+    # litellm (imported by Harbor) must not fetch its price map from the network, nor Harbor
+    # send its usage telemetry (which also imports litellm when a job ends).
+    return {**os.environ, **HARBOR_OFFLINE_ENV, "ANTHROPIC_API_KEY": "test-key-not-secret"}
 
 
 def harbor_run_argv(harbor: Path, tasks: Path, jobs: Path, job: str, api_base: str,
                     concurrency: int) -> list[str]:
     return [str(harbor), "run", "-p", str(tasks), "-a", "judge_runner.harbor.agent:JudgeAgent",
-            "-m", MODEL, "--ak", f"api_base={api_base}", "-e", "docker", "-o", str(jobs),
-            "--job-name", job, "-n", str(concurrency), "-y", "-q"]
+            "-m", MODEL, *JUDGE_AGENT_RUN_FLAGS, "--ak", f"api_base={api_base}", "-e", "docker",
+            "-o", str(jobs), "--job-name", job, "-n", str(concurrency), "-y", "-q"]
 
 
 def remove_trial_leftovers(tasks: Path) -> None:

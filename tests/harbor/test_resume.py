@@ -1,4 +1,5 @@
-"""`harbor jobs resume` after the job's process was killed finishes only the remaining cases."""
+"""`harbor jobs resume` after the job's process was killed finishes only the remaining cases, for
+tasks of both kinds."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from judge_runner.cases import Dataset
 from judge_runner.harbor.collect import collect_job
-from judge_runner.harbor.export import ExportOptions, export_tasks
+from judge_runner.harbor.export import ExportOptions, TaskBuild, export_tasks
 from judge_runner.skills import load_skill
 from tests.fakeapi.server import FakeMessagesServer
 from tests.harbor.conftest import (
@@ -40,13 +41,15 @@ def _requests_per_case(server: FakeMessagesServer) -> dict[str, int]:
     return counts
 
 
+@pytest.mark.parametrize("build", list(TaskBuild), ids=[b.value for b in TaskBuild])
 def test_resume_after_a_killed_job_finishes_the_remaining_cases_only(
-    examples_dataset: Dataset, harbor_cli: Path, judge_image: str, tmp_path: Path
+    build: TaskBuild, examples_dataset: Dataset, harbor_cli: Path, judge_image: str,
+    tmp_path: Path
 ) -> None:
     case_ids = one_case_per_task(examples_dataset, 3)
     tasks = tmp_path / "tasks"
     export_tasks(examples_dataset, case_ids, load_skill(SKILL), tasks,
-                 ExportOptions(image=judge_image))
+                 ExportOptions(image=judge_image, build=build))
     job = tmp_path / "jobs" / "job"
     server = FakeMessagesServer().start()
     server.responder = ScriptedJudge(dict.fromkeys(case_ids, "fail"))
