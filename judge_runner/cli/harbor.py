@@ -84,7 +84,8 @@ def export_command(
     _stdout.print(f"exported {len(result.tasks)} task(s) to {out}"
                   + (f", skipped {len(result.errors)}" if result.errors else ""))
     _stdout.print(f"run: harbor run -p {out} -a judge_runner.harbor.agent:JudgeAgent "
-                  "-m MODEL -e docker", highlight=False)
+                  "-m MODEL --skip-model-parsing-and-provider-mapping -e docker",
+                  highlight=False)
     if not result.tasks:
         raise typer.Exit(1)
 

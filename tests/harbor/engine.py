@@ -37,6 +37,7 @@ class ImageWatch:
         self.interval_s = interval_s
         self.built: dict[str, set[str]] = {}
         self.polls = 0
+        self._failure: BaseException | None = None
         self._stop = threading.Event()
         self._client = docker_sdk().from_env()
         self._thread = threading.Thread(target=self._watch, daemon=True)
@@ -49,19 +50,28 @@ class ImageWatch:
                  tb: TracebackType | None) -> None:
         self._stop.set()
         self._thread.join()
-        self._poll()
-        self._client.close()
+        try:
+            if self._failure is not None:  # a watch that stopped early would see too little
+                raise RuntimeError(f"the image watch failed: {self._failure}") from self._failure
+            self._poll()
+        finally:
+            self._client.close()
 
     def _watch(self) -> None:
-        while not self._stop.wait(self.interval_s):
-            self._poll()
+        try:
+            while not self._stop.wait(self.interval_s):
+                self._poll()
+        except Exception as exc:  # reported by __exit__
+            self._failure = exc
 
     def _poll(self) -> None:
         projects = trial_projects(self.job)
-        self.polls += 1
         if not projects:
+            self.polls += 1
             return
-        for image in self._client.images.list(filters={"label": PROJECT_LABEL}):
-            project = (image.labels or {}).get(PROJECT_LABEL)
+        # The plain list (no inspection per image): images come and go while it is read.
+        for image in self._client.api.images(filters={"label": PROJECT_LABEL}):
+            project = (image.get("Labels") or {}).get(PROJECT_LABEL)
             if project in projects:
-                self.built.setdefault(project, set()).add(image.id)
+                self.built.setdefault(project, set()).add(image["Id"])
+        self.polls += 1
