@@ -147,7 +147,7 @@ def scenario(
                     root / "harbor-run", root / "eval-run", harbor_judge, eval_judge)
 
 
-def test_prebuilt_tasks_build_no_image(scenario: Scenario) -> None:
+def test_only_build_tasks_build_images(scenario: Scenario) -> None:
     # The watch polled the engine all through the job; in build mode the same watch sees every
     # task's image (the control that it would see one).
     assert scenario.images.polls >= 10
