@@ -39,6 +39,9 @@ import shlex
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+# The model SDK is loaded with the agent, which Harbor does once per job before any trial
+# starts, rather than by the first trial's judge while the other trials wait on the event loop.
+import anthropic  # noqa: F401
 from harbor.agents.base import BaseAgent
 from harbor.agents.capabilities import AgentCapabilities
 from harbor.environments.base import BaseEnvironment
@@ -131,13 +134,9 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
     ) -> None:
         files = self._files or self._task_files(environment)
         products = self.logs_dir / layout.PRODUCTS_SUBDIR
-        products.mkdir(parents=True, exist_ok=True)
-        judge = self._build_judge(files.skill_dir() if self.skills_dir else None)
-        (products / layout.CONFIG_FILE).write_text(
-            json.dumps({"judge": judge.name, "config": judge.config()}, indent=2,
-                       sort_keys=True, default=str) + "\n", encoding="utf-8")
         with trial_environment(environment, asyncio.get_running_loop()):
-            verdict = await asyncio.to_thread(judge.judge, CasePackage(files.case_dir), products)
+            # In a worker thread, all of it: other trials' container calls wait on this loop.
+            verdict = await asyncio.to_thread(self._judge, files, products)
         # Nothing the judge started may still run when Harbor copies the label in for grading.
         await environment.exec(layout.kill_judge_processes(), user="root",
                                timeout_sec=CONTROL_EXEC_TIMEOUT_S)
@@ -145,6 +144,14 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
             await environment.upload_dir(products, layout.PRODUCTS_DIR)
         self._write_trajectory(products / TRANSCRIPT_FILE)
         _fill_context(context, verdict)
+
+    def _judge(self, files: layout.TaskFiles, products: Path) -> Verdict:
+        products.mkdir(parents=True, exist_ok=True)
+        judge = self._build_judge(files.skill_dir() if self.skills_dir else None)
+        (products / layout.CONFIG_FILE).write_text(
+            json.dumps({"judge": judge.name, "config": judge.config()}, indent=2,
+                       sort_keys=True, default=str) + "\n", encoding="utf-8")
+        return judge.judge(CasePackage(files.case_dir), products)
 
     @staticmethod
     def _task_files(environment: BaseEnvironment) -> layout.TaskFiles:
