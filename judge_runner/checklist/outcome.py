@@ -29,7 +29,9 @@ from pydantic import BaseModel, ConfigDict
 
 from judge_runner.checklist.models import (
     Checklist,
+    ChecklistItem,
     ItemJudgment,
+    ItemKind,
     JudgmentSource,
     Label,
     Route,
@@ -78,6 +80,71 @@ class OutcomeError(ValueError):
     """Judgments do not match the checklist they claim to score."""
 
 
+class JudgedItem(BaseModel):
+    """One checklist item as judged from the log: what the outcome step and the scores need."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    order: int
+    route: Route
+    weight: float
+    kind: ItemKind
+    requirement: str
+    label: Label
+    source: JudgmentSource
+
+    @classmethod
+    def of(cls, item: ChecklistItem, judgment: ItemJudgment) -> JudgedItem:
+        return cls(id=item.id, order=item.order, route=item.route, weight=item.weight,
+                   kind=item.kind, requirement=item.requirement, label=judgment.label,
+                   source=judgment.source)
+
+
+class ChecklistDetails(BaseModel):
+    """``details["checklist"]`` of a checklist verdict: the items in checklist order as judged,
+    before any outcome step, and what the decision was made with."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    task: str
+    checklist_hash: str
+    model: str
+    threshold: float
+    min_coverage: float
+    items: list[JudgedItem]
+    with_skills: bool | None = None  # about the run, for the matched-pair analysis
+    agent_model: str | None = None
+
+    def _count(self, label: Label) -> int:
+        return sum(1 for i in self.items if i.label is label)
+
+    @property
+    def yes(self) -> int:
+        return self._count(Label.YES)
+
+    @property
+    def no(self) -> int:
+        return self._count(Label.NO)
+
+    @property
+    def abstain(self) -> int:
+        return self._count(Label.ABSTAIN)
+
+    @property
+    def raw_credit(self) -> float | None:
+        return raw_credit(self.items)
+
+    @property
+    def coverage(self) -> float:
+        return (self.yes + self.no) / len(self.items) if self.items else 0.0
+
+
+def raw_credit(items: Sequence[JudgedItem]) -> float | None:
+    """Yes / (Yes + No) of the judgments alone; None when nothing was decided."""
+    return _ratio([i.label for i in items])
+
+
 def apply_outcome(
     checklist: Checklist,
     judgments: Sequence[ItemJudgment],
@@ -89,12 +156,27 @@ def apply_outcome(
     """Score one case. Raises OutcomeError when an item is judged twice, not at all, or an
     unknown item is judged: such judgments belong to another checklist version."""
     by_id = _index(checklist, judgments, case_id)
+    items = [JudgedItem.of(item, by_id[item.id]) for item in checklist.ordered()]
+    return score_items(items, outcome, case_id=case_id, task=checklist.task,
+                       abstain_blocks=abstain_blocks)
+
+
+def score_items(
+    judged: Sequence[JudgedItem],
+    outcome: Outcome | None,
+    *,
+    case_id: str,
+    task: str,
+    abstain_blocks: bool = False,
+) -> CaseScore:
+    """The outcome step and the scores of one case from its items in checklist order."""
     items: list[ScoredItem] = []
-    for item in checklist.ordered():
-        judged = by_id[item.id].label
-        final = Label.YES if outcome is Outcome.PASS and item.route is Route.ASSERTION else judged
+    for item in judged:
+        final = Label.YES if outcome is Outcome.PASS and item.route is Route.ASSERTION \
+            else item.label
         items.append(ScoredItem(item_id=item.id, order=item.order, weight=item.weight,
-                                judged=judged, final=final, overridden=final is not judged))
+                                judged=item.label, final=final,
+                                overridden=final is not item.label))
     raw = _ratio([i.judged for i in items])
     decided_raw = sum(1 for i in items if i.judged is not Label.ABSTAIN)
     coverage = decided_raw / len(items) if items else 0.0
@@ -109,7 +191,7 @@ def apply_outcome(
     credited = sum(1 for i in items if i.credited)
     return CaseScore(
         case_id=case_id,
-        task=checklist.task,
+        task=task,
         outcome=outcome,
         items=items,
         yes=yes,

@@ -1,37 +1,34 @@
-"""The checklist stages over many tasks and cases, and what each writes.
+"""The checklist steps outside a judged run, and what each writes.
 
 synth → `<out>/<task>.json` (frozen checklist) or `<out>/<task>.errors.json`
-score → `<out>/run.json`, `judgments.jsonl` (raw, one CaseJudgments per case, errors included),
-        `scores.jsonl` (CaseScore after the outcome step, scored cases only)
-perturb → `<out>/perturbation.jsonl` (one PerturbRecord per perturbed judgment)
+perturb → `<run dir>/perturbation.jsonl` (one PerturbRecord per perturbed judgment)
 
-A problem with one task or case (missing checklist, unreadable case, failed model call) is
-recorded for that task or case and the rest carry on. Output files are sorted by case id, so the
-same inputs give byte-identical files.
+Judging cases against the checklists is the checklist judge's job (`judge.py`, run by `eval` like
+every judge); the scores are metrics of the run (`metrics.py`).
+
+A problem with one task or case (invalid task folder, failed model call) is recorded for that
+task or case and the rest carry on. Output files are sorted by case id, so the same inputs give
+byte-identical files.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from judge_runner.cases import CasePackage, Dataset
+from judge_runner.cases import Dataset
 from judge_runner.checklist.evidence import ExecutionLog, load_log
 from judge_runner.checklist.models import (
     CaseJudgments,
     Checklist,
-    ChecklistLoadError,
     EvidenceCite,
     JudgmentSource,
     Label,
-    checklist_path,
-    read_checklist,
     write_checklist,
 )
-from judge_runner.checklist.outcome import CaseScore, OutcomeError, apply_outcome
 from judge_runner.checklist.score import ChecklistScorer
 from judge_runner.checklist.synth import SynthError, synthesize
 from judge_runner.checklist.tasks import TaskSourceError, load_task
@@ -41,9 +38,6 @@ from judge_runner.models import ModelClient, ModelError
 
 log = get_logger(__name__)
 
-RUN_FILE = "run.json"
-JUDGMENTS_FILE = "judgments.jsonl"
-SCORES_FILE = "scores.jsonl"
 PERTURBATION_FILE = "perturbation.jsonl"
 
 
@@ -101,102 +95,6 @@ def synth_tasks(
     return results
 
 
-# --- score ------------------------------------------------------------------------------------
-
-
-class ScoreRun(BaseModel):
-    """What a score directory was made from; lets `analyze` re-score for the perturbation check."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    dataset: str
-    checklists: str
-    judge_model: str | None  # None: offline (mechanical items only)
-    checklist_hashes: dict[str, str]  # task -> content hash used
-    n_cases: int
-    n_scored: int
-    n_errors: int
-
-
-def load_checklists(directory: Path, tasks: Iterable[str]) -> tuple[dict[str, Checklist],
-                                                                    dict[str, str]]:
-    """Checklists by task, and an error message for each task without a usable one."""
-    found: dict[str, Checklist] = {}
-    errors: dict[str, str] = {}
-    for task in sorted(set(tasks)):
-        path = checklist_path(directory, task)
-        if not path.is_file():
-            errors[task] = f"no checklist for task {task} in {directory}"
-            continue
-        try:
-            found[task] = read_checklist(path)
-        except ChecklistLoadError as exc:
-            errors[task] = str(exc)
-    return found, errors
-
-
-def score_dataset(
-    dataset: Dataset, checklists_dir: Path, scorer: ChecklistScorer, out_dir: Path,
-    *, workers: int = 4,
-) -> tuple[list[CaseJudgments], list[CaseScore]]:
-    out_dir.mkdir(parents=True, exist_ok=True)
-    cases = dataset.cases()
-    tasks = {c.id: _task_of(c) for c in cases}
-    checklists, missing = load_checklists(checklists_dir, [t for t in tasks.values() if t])
-
-    def one(case: CasePackage) -> CaseJudgments:
-        task = tasks[case.root.name]
-        if task is None:
-            return CaseJudgments(case_id=case.root.name, task="?", checklist_hash="",
-                                 error=f"unreadable case package {case.root}")
-        checklist = checklists.get(task)
-        if checklist is None:
-            return CaseJudgments(case_id=case.id, task=task, checklist_hash="",
-                                 error=missing[task])
-        try:
-            execution = load_log(case)
-        except (OSError, ValueError) as exc:
-            return CaseJudgments(case_id=case.id, task=task,
-                                 checklist_hash=checklist.content_hash,
-                                 error=f"unreadable case package {case.root}: {exc}")
-        return scorer.score(execution, checklist)
-
-    judgments = _map(one, cases, workers)
-    labels = dataset.labels()
-    scores: list[CaseScore] = []
-    for cj, case in zip(judgments, cases, strict=True):
-        if cj.error is not None:
-            log.warning("checklist.case_error", case=cj.case_id, error=cj.error)
-            continue
-        label = labels.get(cj.case_id)
-        try:
-            score = apply_outcome(checklists[cj.task], cj.judgments,
-                                  label.label if label else None, case_id=cj.case_id)
-        except OutcomeError as exc:
-            log.warning("checklist.case_error", case=cj.case_id, error=str(exc))
-            continue
-        scores.append(score.model_copy(update={"with_skills": case.meta.with_skills,
-                                               "agent_model": case.meta.source.model}))
-    write_models(out_dir / JUDGMENTS_FILE, judgments)
-    write_models(out_dir / SCORES_FILE, scores)
-    run = ScoreRun(
-        dataset=str(dataset.root), checklists=str(checklists_dir),
-        judge_model=scorer.model if scorer.client is not None else None,
-        checklist_hashes={t: c.content_hash for t, c in sorted(checklists.items())},
-        n_cases=len(cases), n_scored=len(scores),
-        n_errors=sum(1 for j in judgments if j.error is not None),
-    )
-    (out_dir / RUN_FILE).write_text(run.model_dump_json(indent=2) + "\n", encoding="utf-8")
-    return judgments, scores
-
-
-def _task_of(case: CasePackage) -> str | None:
-    try:
-        return case.meta.task
-    except (OSError, ValueError):
-        return None
-
-
 # --- perturbation -----------------------------------------------------------------------------
 
 
@@ -215,19 +113,18 @@ class PerturbRecord(BaseModel):
 
 
 def perturbation_check(
-    dataset: Dataset, checklists_dir: Path, judgments: Sequence[CaseJudgments],
+    dataset: Dataset, checklists: Mapping[str, Checklist], judgments: Sequence[CaseJudgments],
     scorer: ChecklistScorer, out_dir: Path, *, limit: int = 200, workers: int = 4,
 ) -> list[PerturbRecord]:
     """For each Yes judgment backed by a verified citation holding a number (in case order, up to
     `limit`), change that number to a plausible wrong one in the log and judge the item again.
 
     Judgments that a run could not re-score (offline run, model item) are skipped, not counted."""
-    tasks = {j.task for j in judgments if j.error is None}
-    checklists, _ = load_checklists(checklists_dir, tasks)
     jobs: list[tuple[ExecutionLog, Checklist, str, EvidenceCite]] = []
     for cj in sorted(judgments, key=lambda j: j.case_id):
         checklist = checklists.get(cj.task)
-        if cj.error is not None or checklist is None:
+        if cj.error is not None or checklist is None \
+                or checklist.content_hash != cj.checklist_hash:
             continue
         execution = load_log(dataset.case(cj.case_id))
         for j in cj.judgments:
@@ -258,7 +155,3 @@ def perturbation_check(
     out_dir.mkdir(parents=True, exist_ok=True)
     write_models(out_dir / PERTURBATION_FILE, records)
     return records
-
-
-def read_run(score_dir: Path) -> ScoreRun:
-    return ScoreRun.model_validate_json((score_dir / RUN_FILE).read_text(encoding="utf-8"))

@@ -1,8 +1,8 @@
-"""The checklist analysis of one score directory: `analysis.json` and a self-contained HTML page.
+"""The checklist analysis of a judged run: `analysis.json` and a self-contained HTML page.
 
-AUCs are given for several scores so the outcome step's share of the separation is visible:
-`raw_credit` uses the judgments alone (no outcome applied), `partial_credit` and `gated_credit`
-include the outcome step, which by construction moves them toward the label.
+The figures of `metrics.py` (AUC of raw and outcome-gated credit, perfect, coverage) plus what
+only a closer look gives: matched skill pairs, the evidence perturbation, human agreement and the
+per-task summaries.
 """
 
 from __future__ import annotations
@@ -16,32 +16,24 @@ import jinja2
 from pydantic import BaseModel, ConfigDict
 
 from judge_runner.checklist.analyze import (
-    AucResult,
     HumanAgreement,
     HumanPreference,
     PairAnalysis,
     PairRun,
     PerturbRates,
-    auc,
     human_agreement,
     pair_analysis,
     perturbation_rates,
 )
-from judge_runner.checklist.models import CaseJudgments
+from judge_runner.checklist.metrics import ChecklistMetrics, checklist_metrics
 from judge_runner.checklist.outcome import CaseScore
-from judge_runner.checklist.pipeline import (
-    JUDGMENTS_FILE,
-    PERTURBATION_FILE,
-    SCORES_FILE,
-    PerturbRecord,
-)
+from judge_runner.checklist.pipeline import PerturbRecord
 from judge_runner.core import Label as Outcome
-from judge_runner.jsonl import numbered_lines, read_models
+from judge_runner.jsonl import numbered_lines
 from judge_runner.templates import environment
 
 ANALYSIS_FILE = "analysis.json"
 REPORT_FILE = "checklist_report.html"
-_SCORE_FIELDS = ("raw_credit", "partial_credit", "weighted_credit", "gated_credit")
 
 
 class TaskSummary(BaseModel):
@@ -55,16 +47,11 @@ class TaskSummary(BaseModel):
     stopped_at: dict[str, int]  # first failed item -> runs stopping there
 
 
-class ChecklistAnalysis(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class ChecklistAnalysis(ChecklistMetrics):
+    """The run's checklist metrics and the analyses beside them."""
 
-    n_cases: int
-    n_scored: int
     n_errors: int
-    errors: dict[str, str]  # case id -> reason
-    auc: dict[str, AucResult]
-    perfect_agrees_with_outcome: dict[str, float | None]  # with / without endpoint
-    mean_coverage: float | None
+    errors: dict[str, str]  # case id -> reason (error verdicts: not scored)
     pairs: PairAnalysis
     perturbation: dict[str, PerturbRates]  # "all", "code", "model"
     human: HumanAgreement | None
@@ -76,33 +63,23 @@ def _mean(values: list[float]) -> float | None:
 
 
 def build_analysis(
-    scores: list[CaseScore], judgments: list[CaseJudgments], perturb: list[PerturbRecord],
-    preferences: list[HumanPreference] | None,
+    scores: list[CaseScore], errors: dict[str, str], perturb: list[PerturbRecord],
+    preferences: list[HumanPreference] | None, unreadable: int = 0,
 ) -> ChecklistAnalysis:
     labelled = [s for s in scores if s.outcome is not None]
-    aucs = {f: auc([(getattr(s, f), s.outcome) for s in labelled if s.outcome])
-            for f in _SCORE_FIELDS}
     runs = [PairRun(case_id=s.case_id, task=s.task, model=s.agent_model,
                     with_skills=bool(s.with_skills), outcome=s.outcome,
                     score=s.partial_credit)
             for s in labelled if s.outcome is not None and s.with_skills is not None]
-    perfect = {
-        "with_endpoint": _mean([float(s.perfect_with_endpoint == (s.outcome is Outcome.PASS))
-                                for s in labelled]),
-        "without_endpoint": _mean([float(s.perfect == (s.outcome is Outcome.PASS))
-                                   for s in labelled]),
-    }
     rates = {"all": perturbation_rates([r.after for r in perturb])}
     for source in ("code", "model"):
         rates[source] = perturbation_rates([r.after for r in perturb if r.source == source])
     human = None
     if preferences is not None:
         human = human_agreement(preferences, {s.case_id: s.partial_credit for s in scores})
-    errors = {j.case_id: j.error for j in judgments if j.error is not None}
+    metrics = checklist_metrics(scores, unreadable)
     return ChecklistAnalysis(
-        n_cases=len(judgments), n_scored=len(scores), n_errors=len(errors), errors=errors,
-        auc=aucs, perfect_agrees_with_outcome=perfect,
-        mean_coverage=_mean([s.coverage for s in scores]),
+        **metrics.model_dump(), n_errors=len(errors), errors=dict(sorted(errors.items())),
         pairs=pair_analysis(runs), perturbation=rates, human=human,
         tasks=_task_summaries(scores),
     )
@@ -139,17 +116,11 @@ def read_preferences(path: Path) -> list[HumanPreference]:
     return prefs
 
 
-def analyze_dir(score_dir: Path, preferences: Path | None = None) -> ChecklistAnalysis:
-    """Analyse a score directory, write analysis.json and the HTML page next to the scores."""
-    scores = read_models(score_dir / SCORES_FILE, CaseScore, missing_ok=True)
-    judgments = read_models(score_dir / JUDGMENTS_FILE, CaseJudgments, missing_ok=True)
-    perturb = read_models(score_dir / PERTURBATION_FILE, PerturbRecord, missing_ok=True)
-    prefs = read_preferences(preferences) if preferences is not None else None
-    analysis = build_analysis(scores, judgments, perturb, prefs)
-    (score_dir / ANALYSIS_FILE).write_text(analysis.model_dump_json(indent=2) + "\n",
-                                           encoding="utf-8")
-    (score_dir / REPORT_FILE).write_text(render_html(analysis, scores), encoding="utf-8")
-    return analysis
+def write_analysis(out_dir: Path, analysis: ChecklistAnalysis, scores: list[CaseScore]) -> None:
+    """Write analysis.json and the HTML page into `out_dir`."""
+    (out_dir / ANALYSIS_FILE).write_text(analysis.model_dump_json(indent=2) + "\n",
+                                         encoding="utf-8")
+    (out_dir / REPORT_FILE).write_text(render_html(analysis, scores), encoding="utf-8")
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:

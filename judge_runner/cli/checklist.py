@@ -1,8 +1,9 @@
-"""`judge-runner checklist synth|validate|score|analyze`.
+"""`judge-runner checklist synth|validate|analyze`.
 
-Every model call is recorded, like a model judge's: `synth` and `score` write
-`<out>/transcript.jsonl`, `analyze --perturb` writes `<score dir>/perturbation/transcript.jsonl`.
-`--replay DIR` answers the calls from the transcripts under DIR instead of a server.
+Judging cases against the frozen checklists is `eval --judge checklist` (or `verdicts`), like
+every judge; the scores are metrics of that run. `synth` records its model calls in
+`<out>/transcript.jsonl` (`--replay DIR` answers them from the transcripts under DIR);
+`analyze --perturb` records its own in `<run dir>/perturbation/transcript.jsonl`.
 """
 
 from __future__ import annotations
@@ -13,32 +14,16 @@ from typing import Annotated
 
 import typer
 
-from judge_runner.cases.dataset import Dataset
-from judge_runner.checklist.models import (
-    CaseJudgments,
-    Checklist,
-    ChecklistLoadError,
-    read_checklist,
-)
-from judge_runner.checklist.pipeline import (
-    JUDGMENTS_FILE,
-    perturbation_check,
-    read_run,
-    score_dataset,
-    synth_tasks,
-)
-from judge_runner.checklist.report import REPORT_FILE, analyze_dir
-from judge_runner.checklist.score import ChecklistScorer
+from judge_runner.checklist.models import Checklist, ChecklistLoadError, read_checklist
 from judge_runner.checklist.synth import DEFAULT_RULES
 from judge_runner.checklist.tasks import TaskSourceError, load_task
 from judge_runner.checklist.validate import validate
 from judge_runner.cli.support import fail
-from judge_runner.jsonl import read_models
 from judge_runner.models.base import ModelClient, ModelError
 from judge_runner.models.recording import TRANSCRIPT, RecordingClient
 
-app = typer.Typer(help="Checklist partial credit: synthesize, validate, score, analyze.",
-                  no_args_is_help=True)
+app = typer.Typer(help="Checklist partial credit: synthesize and validate the frozen "
+                       "checklists, analyze a checklist run.", no_args_is_help=True)
 
 BaseUrl = Annotated[str | None, typer.Option(
     "--base-url", help="Messages API server (default $ANTHROPIC_BASE_URL or Anthropic).")]
@@ -75,6 +60,8 @@ def synth(
     workers: Annotated[int, typer.Option(help="Tasks in parallel.")] = 2,
 ) -> None:
     """Write one frozen, validated checklist per task from its instruction and verifier only."""
+    from judge_runner.checklist.pipeline import synth_tasks
+
     client = _client(base_url, replay, out / TRANSCRIPT)
     results = synth_tasks(task_dirs, rules.read_text(encoding="utf-8"), client, model,
                           out, max_rounds=max_rounds, workers=workers)
@@ -128,58 +115,85 @@ def _load(file: Path, refreeze: bool) -> Checklist:
         raise ChecklistLoadError(f"{file}: not a readable checklist: {exc}") from exc
 
 
-@app.command()
-def score(
-    dataset: Annotated[Path, typer.Argument(help="Dataset folder (cases/, labels.jsonl).")],
-    checklists: Annotated[Path, typer.Option("--checklists", help="Folder of <task>.json.")],
-    out: Annotated[Path, typer.Option("--out", help="Score folder to write.")],
-    judge_model: Annotated[str | None, typer.Option(
-        "--judge-model", help="Judge model; omit with --offline.")] = None,
-    offline: Annotated[bool, typer.Option(
-        help="Decide only mechanically checkable items, by code; no model calls.")] = False,
-    base_url: BaseUrl = None,
-    replay: Replay = None,
-    workers: Annotated[int, typer.Option(help="Cases in parallel.")] = 4,
-) -> None:
-    """Label each checklist item Yes/No/Abstain from the execution log, then apply the outcome."""
-    if not offline and judge_model is None:
-        raise typer.BadParameter("give --judge-model, or --offline for mechanical items only")
-    scorer = ChecklistScorer() if offline else \
-        ChecklistScorer(_client(base_url, replay, out / TRANSCRIPT), judge_model)
-    judgments, scores = score_dataset(Dataset(dataset), checklists, scorer, out, workers=workers)
-    errors = [j for j in judgments if j.error]
-    for j in errors:
-        typer.echo(f"ERROR {j.case_id}: {j.error}", err=True)
-    typer.echo(f"{len(scores)} scored, {len(errors)} errors -> {out}")
+@app.command(hidden=True, context_settings={"allow_extra_args": True,
+                                            "ignore_unknown_options": True})
+def score() -> None:
+    """Replaced by `eval --judge checklist`; says so."""
+    raise fail("`checklist score` is replaced by the checklist judge: judge-runner eval DATASET "
+               "--judge checklist -o checklists=CHECKLISTS --model M (or --model offline), then "
+               "judge-runner checklist analyze RUN_DIR (see docs/checklist.md)")
 
 
 @app.command()
 def analyze(
-    score_dir: Annotated[Path, typer.Argument(help="Folder written by `checklist score`.")],
+    run_dir: Annotated[Path, typer.Argument(help="Run directory of `eval --judge checklist`.")],
     human_prefs: Annotated[Path | None, typer.Option(
         "--human-prefs", help="JSONL of {a, b, preferred: a|b|tie} case pairs.")] = None,
     perturb: Annotated[bool, typer.Option(
-        help="Run the evidence-perturbation check first (model items need --judge-model "
-             "unless the score run was offline).")] = False,
-    judge_model: Annotated[str | None, typer.Option("--judge-model")] = None,
+        help="Run the evidence-perturbation check first (needs --checklists).")] = False,
+    checklists: Annotated[Path | None, typer.Option(
+        "--checklists", help="The frozen checklists the run was judged with (--perturb).")]
+    = None,
+    judge_model: Annotated[str | None, typer.Option(
+        "--judge-model", help="Re-judge model items with this model (default: the run's).")]
+    = None,
     base_url: BaseUrl = None,
     perturb_limit: Annotated[int, typer.Option(help="Most judgments to perturb.")] = 200,
 ) -> None:
-    """AUC vs PASS/FAIL, skill pairs, perturbation, human agreement; writes analysis.json and
-    checklist_report.html into SCORE_DIR."""
+    """Skill pairs, perturbation, human agreement beside the run's partial-credit metrics;
+    writes analysis.json and checklist_report.html into RUN_DIR."""
+    from judge_runner.cases.dataset import Dataset
+    from judge_runner.checklist.judge import NAME, OFFLINE, load_checklists, recorded_judgments
+    from judge_runner.checklist.metrics import case_scores, read_details
+    from judge_runner.checklist.pipeline import PERTURBATION_FILE, PerturbRecord, perturbation_check
+    from judge_runner.checklist.report import (
+        REPORT_FILE,
+        build_analysis,
+        read_preferences,
+        write_analysis,
+    )
+    from judge_runner.checklist.score import ChecklistScorer
+    from judge_runner.core import Decision
+    from judge_runner.jsonl import read_models
+    from judge_runner.judges import read_log
+    from judge_runner.runs import CASES_OUT, load_records, load_summary
+
+    try:
+        records, summary = load_records(run_dir), load_summary(run_dir)
+    except FileNotFoundError as exc:
+        raise fail(str(exc)) from exc
+    if summary.judge != NAME:
+        raise fail(f"{run_dir} is a run of the {summary.judge} judge, not of the checklist judge")
+    scores, unreadable = case_scores((r.case_id, r.verdict.details, r.label) for r in records)
+    errors = {r.case_id: r.verdict.error or "error" for r in records
+              if r.decision is Decision.ERROR}
     if perturb:
-        run = read_run(score_dir)
-        model = judge_model or run.judge_model
-        scorer = ChecklistScorer(_client(base_url, None, score_dir / PERTURB_TRANSCRIPT), model) \
-            if model else ChecklistScorer()
-        judgments = read_models(score_dir / JUDGMENTS_FILE, CaseJudgments, missing_ok=True)
-        perturbation_check(Dataset(Path(run.dataset)), Path(run.checklists), judgments, scorer,
-                           score_dir, limit=perturb_limit)
-    analysis = analyze_dir(score_dir, human_prefs)
-    summary = {name: r.auc for name, r in analysis.auc.items()}
-    typer.echo(json.dumps({"auc": summary, "n_scored": analysis.n_scored,
+        if checklists is None:
+            raise typer.BadParameter("--perturb re-judges items: give --checklists DIR")
+        found, _ = load_checklists(checklists)
+        model = judge_model or str(summary.config.get("model", OFFLINE))
+        scorer = ChecklistScorer() if model == OFFLINE else \
+            ChecklistScorer(_client(base_url, None, run_dir / PERTURB_TRANSCRIPT), model)
+        judgments = []
+        for r in records:
+            details = read_details(r.verdict.details)
+            if details is not None:
+                log = read_log(run_dir / CASES_OUT / r.case_id)
+                judgments.append(recorded_judgments(r.case_id, details, log))
+        perturbed = perturbation_check(Dataset(Path(summary.dataset)), found, judgments, scorer,
+                                       run_dir, limit=perturb_limit)
+    else:
+        perturbed = read_models(run_dir / PERTURBATION_FILE, PerturbRecord, missing_ok=True)
+    try:
+        prefs = read_preferences(human_prefs) if human_prefs is not None else None
+    except (OSError, ValueError) as exc:
+        raise fail(str(exc)) from exc
+    analysis = build_analysis(scores, errors, perturbed, prefs, unreadable)
+    write_analysis(run_dir, analysis, scores)
+    summary_auc = {name: r.auc for name, r in analysis.auc.items()}
+    typer.echo(json.dumps({"auc": summary_auc, "n_scored": analysis.n_cases,
                            "n_errors": analysis.n_errors}, sort_keys=True))
-    typer.echo(f"report: {score_dir / REPORT_FILE}")
+    typer.echo(f"report: {run_dir / REPORT_FILE}")
 
 
 def register(root: typer.Typer) -> None:

@@ -67,6 +67,7 @@ class RefKind(StrEnum):
     TOOL_CALL = "tool_call"  # the judge's own tool call id
     INSTRUCTION = "instruction"  # the task instruction file
     SKILL = "skill"  # a task-time skill name
+    REPORT = "report"  # the run's final report (a claim of the run; ref is ignored)
 
 
 class EvidenceRef(BaseModel):

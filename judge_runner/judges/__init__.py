@@ -5,6 +5,7 @@ from judge_runner.judges.agent import AgentJudge
 from judge_runner.judges.agent.evidence import json_unescaped
 from judge_runner.judges.agent.tools import READ_FILE, RECORD_INSPECTION, SUBMIT_VERDICT, WRITE_PLAN
 from judge_runner.judges.base import Judge
+from judge_runner.judges.llm import ClientFactory, ModelJudgeSettings, client_factory
 from judge_runner.judges.products import (
     LOG_FILE,
     PLAN_FILE,
@@ -24,6 +25,7 @@ from judge_runner.judges.registry import (
     UnknownJudgeError,
     build_judge,
     check_options,
+    takes,
 )
 from judge_runner.judges.rules.optimizer import DevResult, propose
 from judge_runner.judges.rules.spec import RulesError
@@ -44,6 +46,7 @@ __all__ = [
     "AgentShape",
     "Call",
     "CaseCalls",
+    "ClientFactory",
     "Decision",
     "DevResult",
     "EvidenceRef",
@@ -52,6 +55,7 @@ __all__ = [
     "JudgeConfigError",
     "JudgeOptions",
     "JudgeSettings",
+    "ModelJudgeSettings",
     "NoSkill",
     "Outcome",
     "Plan",
@@ -63,9 +67,11 @@ __all__ = [
     "build_judge",
     "case_calls",
     "check_options",
+    "client_factory",
     "json_unescaped",
     "propose",
     "read_log",
     "settings_of",
+    "takes",
     "write_products",
 ]

@@ -193,6 +193,7 @@ JUDGES: dict[str, str] = {
     "rubric": "judge_runner.judges.rubric:make_judge",
     "multi": "judge_runner.judges.multi:make_judge",
     "cascade": "judge_runner.judges.cascade:make_judge",
+    "checklist": "judge_runner.checklist.judge:make_judge",
 }
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge_runner.checklist import ChecklistMetrics
 from judge_runner.core import Decision, Label, Metrics, Usage, Verdict
 from judge_runner.jsonl import read_models
 from judge_runner.runs.riskcov import RiskCoverage
@@ -53,6 +54,7 @@ class RunSummary(BaseModel):
     n_unverified_quotes: int = 0  # evidence quotes not found in the output they cite
     risk_coverage: RiskCoverage | None = None  # judges that report a confidence per verdict
     stages: StageSummary | None = None  # staged judges (cascade): per-stage figures
+    checklist: ChecklistMetrics | None = None  # checklist judge: partial-credit figures
 
 
 def load_records(run_dir: Path) -> list[CaseRecord]:

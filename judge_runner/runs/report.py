@@ -159,6 +159,7 @@ def render_markdown(summary: RunSummary, records: list[CaseRecord]) -> str:
         lines += [f"| {name} | {d.n} | {d.n_decided} | {d.accuracy:.3f} |"
                   for name, d in m.per_domain.items()]
     lines += _staged_markdown(summary)
+    lines += _checklist_markdown(summary)
     lines += ["", "## Evidence", "",
               f"- unsupported verdicts (citations did not resolve): {summary.n_unsupported}",
               f"- unverified evidence quotes (not found in the cited output): "
@@ -198,6 +199,25 @@ def _staged_markdown(summary: RunSummary) -> list[str]:
         lines += ["", "## Risk–coverage", "",
                   f"Operating point: coverage {rc.operating_coverage:.3f}, accuracy on decided "
                   f"{rc.operating_accuracy:.3f} ({rc.n} labelled cases)."]
+    return lines
+
+
+def _checklist_markdown(summary: RunSummary) -> list[str]:
+    """The checklist judge's partial-credit figures, when the run has them."""
+    k = summary.checklist
+    if k is None:
+        return []
+
+    def num(value: float | None) -> str:
+        return "–" if value is None else f"{value:.3f}"
+
+    lines = ["", "## Checklist partial credit", "",
+             f"{k.n_cases} cases with item judgments, {k.n_labeled} labelled; raw credit from "
+             "the judgments alone, the other scores include the outcome step.", "",
+             "| score | AUC | pass | fail | unscored |", "|---|---:|---:|---:|---:|"]
+    lines += [f"| {name} | {num(a.auc)} | {a.n_pass} | {a.n_fail} | {a.n_unscored} |"
+              for name, a in k.auc.items()]
+    lines += ["", f"Mean coverage {num(k.mean_coverage)}."]
     return lines
 
 

@@ -32,6 +32,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from judge_runner import cancel
 from judge_runner.cases import CasePackage, Dataset, case_id_problem, package_problems
+from judge_runner.checklist import run_checklist_metrics
 from judge_runner.core import (
     CASE_FILE,
     Decision,
@@ -280,6 +281,8 @@ def summarize(
         n_unsupported=sum(1 for r in records if r.verdict.unsupported),
         n_unverified_quotes=sum(unverified_quotes(r.verdict) for r in records),
         risk_coverage=risk_coverage(records), stages=stage_summary(records),
+        checklist=run_checklist_metrics((r.case_id, r.verdict.details, r.label)
+                                        for r in records),
     )
 
 

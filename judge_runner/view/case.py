@@ -7,6 +7,7 @@ Resolution, by evidence kind:
   arguments, whichever holds it.
 - `artifact` (ref = stored path or agent path): the artifact; a quote marks its lines.
 - `instruction`, `skill` (ref = skill name): that section; a quote is marked in its source.
+- `report` (the run's final report): the final message; a quote is marked in it.
 - `tool_call` (ref = the agent judge's own call id): that call's recorded output, the quote
   marked in it; when the quoted text also occurs in a trajectory step or an artifact, a second
   link goes there.
@@ -367,6 +368,9 @@ class _Resolver:
                                                     ref.quote))
         if kind is RefKind.TOOL_CALL:
             return self._tool_call(ref)
+        if kind is RefKind.REPORT:
+            return EvidenceView(ref, self._in_block(self.final_message, "final-message",
+                                                    "final report", ref.quote))
         return EvidenceView(ref, Target(None, f"{kind} {ref.ref}", "unknown evidence kind"))
 
     def _mark(self, block: Block, quote: str, classes: str = "quote") -> str | None:

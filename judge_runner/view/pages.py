@@ -38,6 +38,7 @@ from judge_runner.runs import (
 )
 from judge_runner.templates import environment
 from judge_runner.view.case import build_case_view, safe_token
+from judge_runner.view.checklist import checklist_view
 
 VIEW_DIR = "view"
 CASE_PAGES = "cases"
@@ -144,7 +145,8 @@ def write_run_pages(run_dir: Path, dataset: Path | None = None,
                "misjudged": _next_misjudged(misjudged, i, names)}
         details = {"usage": record.verdict.usage.model_dump(), "duration_s":
                    record.verdict.duration_s, "details": record.verdict.details}
-        html = case_template.render(c=view, nav=nav, assets=f"../{ASSETS}",
+        checklist = checklist_view(record, view.inspections, view.problems)
+        html = case_template.render(c=view, k=checklist, nav=nav, assets=f"../{ASSETS}",
                                     details_json=json.dumps(details, indent=1, sort_keys=True,
                                                             ensure_ascii=False, default=str))
         path = view_dir / CASE_PAGES / names[i]

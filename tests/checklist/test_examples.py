@@ -1,9 +1,12 @@
-"""The checklist pipeline on the bundled examples (4 tasks with verifier tests, 12 trials), end
-to end through the real CLI and the anthropic SDK against the fake Messages server.
+"""Checklist partial credit on the bundled examples (4 tasks with verifier tests, 12 trials), end
+to end through the real CLI and the anthropic SDK against the fake Messages server: synth →
+validate → `eval --judge checklist` → the run's metrics → `checklist analyze RUN_DIR`.
 
 The scripted synthesizer and judge (`scripted.py`) answer only from what their requests hold, so
 the checklists and judgments below follow from the bundled instructions, verifiers and logs.
-Expected values are worked out by hand in the comments from those files.
+Expected values are worked out by hand in the comments from those files; `golden/` holds what
+the earlier standalone pipeline (`checklist score` + `analyze --perturb`) wrote for the same
+inputs, which the run reproduces byte for byte.
 """
 
 from __future__ import annotations
@@ -11,33 +14,26 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from judge_runner.cases import Dataset
 from judge_runner.checklist.evidence import load_log
+from judge_runner.checklist.metrics import read_details
 from judge_runner.checklist.models import Checklist, read_checklist
 from judge_runner.checklist.outcome import ENDPOINT_ID
 from judge_runner.checklist.score import render_log
 from judge_runner.checklist.tasks import load_task
 from judge_runner.checklist.validate import validate
-from judge_runner.cli import app
 from judge_runner.jsonl import read_dicts
+from judge_runner.runs import load_records
 from judge_runner.text import collapse_ws
 from tests.checklist import scripted
+from tests.checklist.runs import assert_reproduces, eval_checklist, invoke, scores_jsonl
 from tests.conftest import EXAMPLES, require
 from tests.fakeapi.server import ALL_REQUESTS, FakeMessagesServer, ReceivedRequest
 
 SOLUTION_MARKER = "BUNDLED-SOLUTION-5e0b"
-runner = CliRunner()
-
-
-def invoke(*args: str, env: dict[str, str] | None = None) -> Any:
-    result = runner.invoke(app, list(args), env=env)
-    assert result.exit_code == 0, result.output + repr(result.exception)
-    return result
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +125,7 @@ def run_texts(dataset: Path, tasks: Path) -> list[str]:
 def test_bundled_examples_end_to_end(fake_api: FakeMessagesServer,
                                      bundled: tuple[Path, Path], tmp_path: Path) -> None:
     tasks, dataset = bundled
-    checklists_dir, scores = tmp_path / "checklists", tmp_path / "scores"
+    checklists_dir, run_dir = tmp_path / "checklists", tmp_path / "run"
 
     # --- synth: every bundled task, one request each, every checklist through the gates first
     checklists = synthesize(fake_api, tasks, checklists_dir)
@@ -179,11 +175,10 @@ def test_bundled_examples_end_to_end(fake_api: FakeMessagesServer,
 
     invoke("checklist", "validate", str(checklists_dir), "--tasks", str(tasks))
 
-    # --- score: model items through the judge, one request per case
+    # --- the checklist judge: model items through the item judge, one request per case
     fake_api.responder = scripted.judge_responder
-    invoke("checklist", "score", str(dataset), "--checklists", str(checklists_dir),
-           "--out", str(scores), "--judge-model", "m-judge", "--base-url", fake_api.base_url,
-           "--workers", "4")
+    eval_checklist(dataset, checklists_dir, run_dir, "--model", "m-judge", "--base-url",
+                   fake_api.base_url, "--concurrency", "4")
     judge_requests = fake_api.requests[4:]
     assert len(judge_requests) == 12
     # control for the isolation scan above: the same scan finds every run line in the judge
@@ -204,9 +199,12 @@ def test_bundled_examples_end_to_end(fake_api: FakeMessagesServer,
 
     run = runs(dataset)
     labels = {r["case_id"]: r["label"] for r in read_dicts(dataset / "labels.jsonl")}
-    rows = {r["case_id"]: r for r in read_dicts(scores / "scores.jsonl")}
-    judged = {r["case_id"]: {j["item_id"]: j for j in r["judgments"]}
-              for r in read_dicts(scores / "judgments.jsonl")}
+    rows = {r["case_id"]: r for r in map(json.loads, scores_jsonl(run_dir).splitlines())}
+    judged = {c: {i["plan_item"]: i for i in read_dicts(run_dir / "cases" / c /
+                                                        "inspection_log.jsonl")}
+              for c in labels}
+    items = {r.case_id: {i.id: i for i in read_details(r.verdict.details).items}  # type: ignore[union-attr]
+             for r in load_records(run_dir)}
     assert len(rows) == 12 and sorted(labels.values()).count("pass") == 6
     for case_id, row in rows.items():
         assert row["outcome"] == labels[case_id]
@@ -231,33 +229,40 @@ def test_bundled_examples_end_to_end(fake_api: FakeMessagesServer,
     opus_fix = run[("interval-merge-bugfix", "opus")]
     assert rows[opus_fix]["stopped_at"] == "C06" and rows[opus_fix]["raw_credit"] == 2 / 3
     claim = judged[opus_fix]["C06"]
-    assert claim["label"] == "no" and claim["evidence"] == [
+    assert claim["outcome"] == "refutes" and claim["evidence"] == [
         {"kind": "report", "ref": "final", "quote": "All tests pass", "verified": True}]
     # Code decides the checked items: the regression test file is recovered for every interval
     # run (Yes); the sales summary is written by a script, so it is not among the artifacts and
     # stays Abstain even where the verifier found it -- never a No.
     for family in ("haiku", "sonnet", "opus"):
-        c05 = judged[run[("interval-merge-bugfix", family)]]["C05"]
-        assert (c05["label"], c05["source"]) == ("yes", "code")
-        c01 = judged[run[("sales-monthly-summary", family)]]["C01"]
-        assert (c01["label"], c01["source"]) == ("abstain", "code")
+        c05 = items[run[("interval-merge-bugfix", family)]]["C05"]
+        assert (c05.label.value, c05.source.value) == ("yes", "code")
+        c01 = items[run[("sales-monthly-summary", family)]]["C01"]
+        assert (c01.label.value, c01.source.value) == ("abstain", "code")
     for case in judged.values():  # every Yes/No the judge gave rests on a verified quote
         for j in case.values():
-            assert j["label"] == "abstain" or any(e["verified"] for e in j["evidence"])
+            assert j["outcome"] == "inconclusive" or any(e["verified"] for e in j["evidence"])
 
-    # --- analyze
-    invoke("checklist", "analyze", str(scores))
-    analysis = json.loads((scores / "analysis.json").read_text())
-    assert analysis["auc"]["partial_credit"] == {"auc": 1.0, "n_pass": 6, "n_fail": 6,
-                                                 "n_unscored": 0}
+    # --- the run's metrics: AUC of raw and outcome-gated credit against the label
+    metrics = json.loads((run_dir / "metrics.json").read_text())["checklist"]
+    assert metrics["auc"]["partial_credit"] == {"auc": 1.0, "n_pass": 6, "n_fail": 6,
+                                                "n_unscored": 0}
     # raw credit (judgments alone): every PASS 1.0; FAIL 1.0 x4, 2/3 (interval opus) and one
     # undefined (ssh opus). Pairs: 24 ties (12) + 6 wins over 2/3 -> 18 / 30.
-    assert analysis["auc"]["raw_credit"] == {"auc": pytest.approx(0.6), "n_pass": 6,
-                                             "n_fail": 5, "n_unscored": 1}
+    assert metrics["auc"]["raw_credit"] == {"auc": pytest.approx(0.6), "n_pass": 6,
+                                            "n_fail": 5, "n_unscored": 1}
+    report = (run_dir / "report.html").read_text()
+    assert 'id="checklist-auc"' in report and "raw_credit" in report
+
+    # --- analyze the run dir, with the perturbation check
+    invoke("checklist", "analyze", str(run_dir), "--perturb", "--checklists",
+           str(checklists_dir), "--base-url", fake_api.base_url)
+    analysis = json.loads((run_dir / "analysis.json").read_text())
     # one run without skills (sales, sonnet) and no with-skill sonnet sales run: no pair
     assert analysis["pairs"]["n_pairs"] == 0 and analysis["pairs"]["n_unmatched"] == 12
-    html = (scores / "checklist_report.html").read_text()
+    html = (run_dir / "checklist_report.html").read_text()
     assert all(case_id in html for case_id in rows)
+    assert_reproduces(run_dir, "examples")
 
 
 def test_bundled_examples_offline(fake_api: FakeMessagesServer, bundled: tuple[Path, Path],
@@ -268,30 +273,36 @@ def test_bundled_examples_offline(fake_api: FakeMessagesServer, bundled: tuple[P
     before, before_all = len(fake_api.requests), len(ALL_REQUESTS)
     # A model client, had one been made, would reach this server: it must receive nothing.
     out = tmp_path / "offline"
-    invoke("checklist", "score", str(dataset), "--checklists", str(tmp_path / "checklists"),
-           "--out", str(out), "--offline", env={"ANTHROPIC_BASE_URL": fake_api.base_url})
+    eval_checklist(dataset, tmp_path / "checklists", out, "--model", "offline",
+                   env={"ANTHROPIC_BASE_URL": fake_api.base_url})
     assert len(fake_api.requests) == before and len(ALL_REQUESTS) == before_all
 
     run = runs(dataset)
-    judged = {r["case_id"]: r for r in read_dicts(out / "judgments.jsonl")}
+    judged = {r.case_id: read_details(r.verdict.details) for r in load_records(out)}
     assert len(judged) == 12
-    for case in judged.values():
-        checklist = checklists[case["task"]]
-        for j in case["judgments"]:
-            checked = checklist.item(j["item_id"]).check is not None
-            assert j["source"] == ("code" if checked else "skipped"), (case["case_id"], j)
+    for case_id, case in judged.items():
+        assert case is not None
+        checklist = checklists[case.task]
+        for j in case.items:
+            checked = checklist.item(j.id).check is not None
+            assert j.source.value == ("code" if checked else "skipped"), (case_id, j)
     # interval: the recovered test file is a Yes by code for all three runs; every other
     # checked file (battery, sales, ssh outputs) was written by a script: Abstain, not No.
-    decided = {(c["task"], j["item_id"], j["label"]) for c in judged.values()
-               for j in c["judgments"] if j["source"] == "code" and j["label"] != "abstain"}
+    decided = {(c.task, j.id, j.label.value) for c in judged.values() if c is not None
+               for j in c.items if j.source.value == "code" and j.label.value != "abstain"}
     assert decided == {("interval-merge-bugfix", "C05", "yes")}
-    rows = {r["case_id"]: r for r in read_dicts(out / "scores.jsonl")}
+    # coverage is below the judge's 0.25 except where code decided an item: it abstains there
+    decisions = {r.case_id: r.decision.value for r in load_records(out)}
+    assert sorted(decisions.values()).count("abstain") >= 9
+    rows = {r["case_id"]: r for r in map(json.loads, scores_jsonl(out).splitlines())}
     # PASS: assertion items Yes by the outcome step -> 1.0. FAIL: the endpoint No, plus the
     # code Yes for interval opus -> 1/2 there and 0 elsewhere.
     for key, case_id in run.items():
         label = rows[case_id]["outcome"]
         want = 1.0 if label == "pass" else 0.5 if key == ("interval-merge-bugfix", "opus") else 0
         assert rows[case_id]["partial_credit"] == want, key
-    invoke("checklist", "analyze", str(out))
+    invoke("checklist", "analyze", str(out), "--perturb", "--checklists",
+           str(tmp_path / "checklists"))
     analysis = json.loads((out / "analysis.json").read_text())
     assert analysis["auc"]["partial_credit"]["auc"] == 1.0
+    assert_reproduces(out, "examples-offline")
