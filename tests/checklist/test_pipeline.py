@@ -1,6 +1,8 @@
 """End to end through the real CLI and the anthropic SDK against the fake Messages API server:
-synth (with a gate repair turn) -> validate -> score -> analyze (with perturbation), then the
-same scoring offline for the mechanical items. Expected numbers are worked out in the comments.
+synth (with a gate repair turn) -> validate -> `eval --judge checklist` -> analyze (with
+perturbation), then the same judging offline for the mechanical items, replay with the server
+stopped, and a run killed with SIGKILL and resumed. Expected numbers are worked out in the
+comments; `golden/pipeline` holds what the earlier standalone pipeline wrote for these inputs.
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from judge_runner.checklist.metrics import read_details
 from judge_runner.checklist.models import read_checklist, write_checklist
 from judge_runner.checklist.synth import SynthPayload, to_checklist
 from judge_runner.checklist.tasks import load_task
 from judge_runner.cli import app
 from judge_runner.jsonl import read_dicts
+from judge_runner.runs import load_records
 from tests.checklist.helpers import EVIDENCE_MARKER, TASK, trace_texts, write_runs, write_task
+from tests.checklist.runs import assert_reproduces, eval_checklist, invoke, scores_jsonl
 from tests.fakeapi.server import (
     FakeMessagesServer,
     HttpError,
@@ -91,17 +96,11 @@ def setup(tmp_path: Path) -> tuple[Path, Path]:
     return tasks, write_runs(tmp_path / "data")
 
 
-def invoke(*args: str) -> Any:
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 0, result.output + str(result.exception)
-    return result
-
-
 def test_end_to_end_through_sdk(fake_api: FakeMessagesServer, setup: tuple[Path, Path],
                                 tmp_path: Path) -> None:
     tasks, dataset = setup
     url = fake_api.base_url
-    checklists, scores = tmp_path / "checklists", tmp_path / "scores"
+    checklists, scores = tmp_path / "checklists", tmp_path / "run"
 
     # synth: the first submission misquotes the instruction; the gate failure goes back as a
     # tool error and the second submission passes.
@@ -127,10 +126,10 @@ def test_end_to_end_through_sdk(fake_api: FakeMessagesServer, setup: tuple[Path,
 
     invoke("checklist", "validate", str(checklists), "--tasks", str(tasks))
 
-    # score: C01, C02, C04 by code; C03 and C05 by the model, one request per case
+    # judge: C01, C02, C04 by code; C03 and C05 by the model, one request per case
     fake_api.responder = judge_responder
-    invoke("checklist", "score", str(dataset), "--checklists", str(checklists), "--out",
-           str(scores), "--judge-model", "m-judge", "--base-url", url, "--workers", "2")
+    eval_checklist(dataset, checklists, scores, "--model", "m-judge", "--base-url", url,
+                   "--concurrency", "2")
     score_bodies = fake_api.bodies[2:]
     assert len(score_bodies) == 4
     score_text = "\n".join(json.dumps(b) for b in score_bodies)
@@ -144,7 +143,7 @@ def test_end_to_end_through_sdk(fake_api: FakeMessagesServer, setup: tuple[Path,
         items = re.findall(r"^- (C\d+) \(", body["messages"][0]["content"][0]["text"], re.M)
         assert items == ["C03", "C05"]
 
-    rows = {r["case_id"]: r for r in read_dicts(scores / "scores.jsonl")}
+    rows = {r["case_id"]: r for r in map(json.loads, scores_jsonl(scores).splitlines())}
     # a, b: all five Yes. c (FAIL): C01 Yes; C02, C03, C05 No; C04 Abstain (its CSV is not
     # among the recovered artifacts, which is missing evidence, not a No) + endpoint No
     # -> 1/5, raw 1/4, coverage 4/5.
@@ -161,7 +160,8 @@ def test_end_to_end_through_sdk(fake_api: FakeMessagesServer, setup: tuple[Path,
     # analyze with the perturbation check. Perturbable Yes judgments (cited quote with a number):
     # a, b: C02 code 21.5->24.3 (No), C03 model days 3->4 (No), C05 model "wrote 3 rows"->4 (Yes)
     # d: C03 (No), C05 (Yes). 8 in all: 5 turn No; code 2/2, model 3/6.
-    invoke("checklist", "analyze", str(scores), "--perturb", "--base-url", url)
+    invoke("checklist", "analyze", str(scores), "--perturb", "--checklists", str(checklists),
+           "--base-url", url)
     perturb = read_dicts(scores / "perturbation.jsonl")
     assert [(p["case_id"], p["item_id"], p["old"], p["new"], p["after"]) for p in perturb] == [
         ("a-without", "C02", "21.5", "24.3", "no"),
@@ -190,6 +190,7 @@ def test_end_to_end_through_sdk(fake_api: FakeMessagesServer, setup: tuple[Path,
     html = (scores / "checklist_report.html").read_text()
     assert "Checklist partial credit" in html and "d-with" in html
     assert "<script src" not in html and "<link" not in html  # self-contained
+    assert_reproduces(scores, "pipeline")
 
 
 def test_offline_scores_mechanical_items_only(setup: tuple[Path, Path], tmp_path: Path) -> None:
@@ -199,29 +200,30 @@ def test_offline_scores_mechanical_items_only(setup: tuple[Path, Path], tmp_path
         {"items": synth_items("with the keys `days` and `mean_temp`")})
     write_checklist(tmp_path / "cl", to_checklist(payload, task, "rules", None))
     out = tmp_path / "offline"
-    invoke("checklist", "score", str(dataset), "--checklists", str(tmp_path / "cl"), "--out",
-           str(out), "--offline")
-    judged = {r["case_id"]: {j["item_id"]: (j["label"], j["source"]) for j in r["judgments"]}
-              for r in read_dicts(out / "judgments.jsonl")}
+    eval_checklist(dataset, tmp_path / "cl", out, "--model", "offline")
+    judged = {r.case_id: {i.id: (i.label.value, i.source.value)
+                          for i in read_details(r.verdict.details).items}  # type: ignore[union-attr]
+              for r in load_records(out)}
     assert judged["c-without"] == {
         "C01": ("yes", "code"), "C02": ("no", "code"), "C03": ("abstain", "skipped"),
         "C04": ("abstain", "code"), "C05": ("abstain", "skipped")}
     assert judged["d-with"]["C02"] == ("no", "code")  # 22.0 vs 21.5
     assert judged["a-without"]["C04"] == ("yes", "code")
-    rows = {r["case_id"]: r for r in read_dicts(out / "scores.jsonl")}
+    rows = {r["case_id"]: r for r in map(json.loads, scores_jsonl(out).splitlines())}
     # a (PASS): C01, C02 Yes by code; C03 Yes by the outcome step; C04 Yes; C05 abstain -> 1.0,
     # coverage 3/5 (raw: C03, C05 undecided). c (FAIL): Yes C01; No C02 and the endpoint; C04
     # Abstain (no CSV recovered) -> 1/3.
     assert rows["a-without"]["partial_credit"] == 1.0
     assert rows["a-without"]["coverage"] == pytest.approx(3 / 5)
     assert rows["c-without"]["partial_credit"] == pytest.approx(1 / 3)
-    invoke("checklist", "analyze", str(out), "--perturb")  # offline: code items only
+    # offline: code items only
+    invoke("checklist", "analyze", str(out), "--perturb", "--checklists", str(tmp_path / "cl"))
     perturb = read_dicts(out / "perturbation.jsonl")
     assert [(p["case_id"], p["item_id"], p["after"]) for p in perturb] == [
         ("a-without", "C02", "no"), ("b-with", "C02", "no")]
 
 
-def test_synth_and_score_are_recorded_and_replay_with_the_server_stopped(
+def test_synth_and_judge_are_recorded_and_replay_with_the_server_stopped(
         fake_api: FakeMessagesServer, setup: tuple[Path, Path], tmp_path: Path) -> None:
     tasks, dataset = setup
     url = fake_api.base_url
@@ -230,29 +232,37 @@ def test_synth_and_score_are_recorded_and_replay_with_the_server_stopped(
     invoke("checklist", "synth", str(tasks / TASK), "--out", str(tmp_path / "cl"), "--model",
            "m-syn", "--base-url", url)
     fake_api.responder = judge_responder
-    invoke("checklist", "score", str(dataset), "--checklists", str(tmp_path / "cl"), "--out",
-           str(tmp_path / "live"), "--judge-model", "m-judge", "--base-url", url, "--workers", "1")
+    eval_checklist(dataset, tmp_path / "cl", tmp_path / "live", "--model", "m-judge",
+                   "--base-url", url, "--concurrency", "1")
     n_live = len(fake_api.bodies)
     assert len(read_dicts(tmp_path / "cl" / "transcript.jsonl")) == 1
-    assert len(read_dicts(tmp_path / "live" / "transcript.jsonl")) == n_live - 1 > 0
+    recorded = sorted((tmp_path / "live" / "cases").glob("*/transcript.jsonl"))
+    assert sum(len(read_dicts(t)) for t in recorded) == n_live - 1 > 0
     fake_api.stop()
 
     invoke("checklist", "synth", str(tasks / TASK), "--out", str(tmp_path / "cl2"), "--model",
            "m-syn", "--base-url", url, "--replay", str(tmp_path / "cl"))
     assert (tmp_path / "cl2" / f"{TASK}.json").read_bytes() == \
         (tmp_path / "cl" / f"{TASK}.json").read_bytes()
-    invoke("checklist", "score", str(dataset), "--checklists", str(tmp_path / "cl2"), "--out",
-           str(tmp_path / "again"), "--judge-model", "m-judge", "--base-url", url,
-           "--replay", str(tmp_path / "live"), "--workers", "1")
-    # byte-identical, usage included: with one worker, cases that send the same request get its
-    # recordings in the order they were made
-    for name in ("scores.jsonl", "judgments.jsonl"):
-        assert (tmp_path / "again" / name).read_bytes() == (tmp_path / "live" / name).read_bytes()
+    eval_checklist(dataset, tmp_path / "cl2", tmp_path / "again", "--model", "m-judge",
+                   "--base-url", url, "--replay", str(tmp_path / "live"), "--concurrency", "1")
+    # the same judgments, citations and scores: products byte-identical, usage included (two
+    # cases send the very same request; one worker gets its recordings in the recorded order)
+    assert scores_jsonl(tmp_path / "again") == scores_jsonl(tmp_path / "live")
+    for case in sorted((tmp_path / "live" / "cases").iterdir()):
+        for name in ("inspection_log.jsonl", "plan.md"):
+            assert (tmp_path / "again" / "cases" / case.name / name).read_bytes() == \
+                (case / name).read_bytes()
+    again = {r.case_id: r.verdict for r in load_records(tmp_path / "again")}
+    for r in load_records(tmp_path / "live"):
+        assert again[r.case_id].details == r.verdict.details
+        assert again[r.case_id].usage.model_dump() == r.verdict.usage.model_dump(), r.case_id
     assert len(fake_api.bodies) == n_live
 
     nothing_recorded = tmp_path / "empty"
     nothing_recorded.mkdir()
-    missing = runner.invoke(app, ["checklist", "score", str(dataset), "--checklists",
-                                  str(tmp_path / "cl"), "--out", str(tmp_path / "x"),
-                                  "--judge-model", "m-judge", "--replay", str(nothing_recorded)])
+    missing = runner.invoke(app, ["eval", str(dataset), "--judge", "checklist", "-o",
+                                  f"checklists={tmp_path / 'cl'}", "--model", "m-judge",
+                                  "--replay", str(nothing_recorded), "--run-dir",
+                                  str(tmp_path / "x"), "--no-progress"])
     assert missing.exit_code == 2 and "no transcript.jsonl" in missing.output
