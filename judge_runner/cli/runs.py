@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
 
@@ -26,7 +27,7 @@ from judge_runner.runs.report import (
     selection_table,
 )
 from judge_runner.runs.runner import MissingCasesError, RunResult, run_eval
-from judge_runner.runs.select import select
+from judge_runner.runs.select import scored_runs, select
 from judge_runner.runs.store import ConfigMismatchError, run_dir_name
 
 _stdout = Console()
@@ -190,6 +191,11 @@ def verdicts_command(
                   highlight=False, soft_wrap=True)
 
 
+class SelectBy(StrEnum):
+    DECISION = "decision"
+    SCORE = "score"
+
+
 def select_command(
     runs: Annotated[list[Path], typer.Argument(help="Run directories over the same pool.")],
     n_max: Annotated[int, typer.Option("--n-max", min=1)] = 10,
@@ -197,11 +203,16 @@ def select_command(
     seed: Annotated[int, typer.Option("--seed")] = 0,
     out: Annotated[Path, typer.Option("--out", help="Where select.{json,html,md} go.")]
     = Path("select"),
+    by: Annotated[SelectBy, typer.Option(
+        "--by", help="decision: pick uniformly among predicted pass; score: pick the highest "
+                     "verdict score (e.g. a checklist run's credit) where a run has scores.")]
+    = SelectBy.DECISION,
 ) -> None:
     """Best-of-n rollout selection: Success@n per run, with oracle and random references."""
     try:
         named = {str(r): load_records(r) for r in runs}
-        result = select(named, n_max=n_max, repeats=repeats, seed=seed)
+        ranked = scored_runs(named) if by is SelectBy.SCORE else frozenset()
+        result = select(named, n_max=n_max, repeats=repeats, seed=seed, by_score=ranked)
     except (FileNotFoundError, ValueError) as exc:
         raise fail(str(exc)) from exc
     out.mkdir(parents=True, exist_ok=True)

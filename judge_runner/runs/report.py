@@ -255,7 +255,7 @@ def render_selection_markdown(result: SelectionResult) -> str:
              f"paired repeats, seed {result.seed}; exact expectation in parentheses.", "",
              "| selector | " + " | ".join(f"n={n}" for n in ns) + " |",
              "|---|" + "---:|" * result.n_max]
-    lines += ["| " + c.selector + " | "
+    lines += ["| " + c.selector + (" (by score)" if c.rule == "score" else "") + " | "
               + " | ".join(f"{s:.3f} ({e:.3f})" for s, e in zip(c.sampled, c.expected, strict=True))
               + " |" for c in result.curves]
     return "\n".join(lines) + "\n"

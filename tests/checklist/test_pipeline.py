@@ -266,3 +266,39 @@ def test_synth_and_judge_are_recorded_and_replay_with_the_server_stopped(
                                   "--replay", str(nothing_recorded), "--run-dir",
                                   str(tmp_path / "x"), "--no-progress"])
     assert missing.exit_code == 2 and "no transcript.jsonl" in missing.output
+
+
+def test_compare_and_select_take_checklist_runs(setup: tuple[Path, Path], tmp_path: Path) -> None:
+    tasks, dataset = setup
+    payload = SynthPayload.model_validate(
+        {"items": synth_items("with the keys `days` and `mean_temp`")})
+    write_checklist(tmp_path / "cl", to_checklist(payload, load_task(tasks / TASK), "rules", None))
+    lenient, strict = tmp_path / "lenient", tmp_path / "strict"
+    eval_checklist(dataset, tmp_path / "cl", lenient, "--model", "offline")
+    eval_checklist(dataset, tmp_path / "cl", strict, "--model", "offline", "-o", "threshold=1.0")
+    # raw credit by code alone: a, b 1.0 (3 yes), c 1/2, d 2/3 -> lenient passes all four,
+    # strict only a and b
+    decisions = {r.case_id: (r.decision.value, r.verdict.score) for r in load_records(lenient)}
+    assert decisions == {"a-without": ("pass", 1.0), "b-with": ("pass", 1.0),
+                         "c-without": ("pass", 0.5), "d-with": ("pass", pytest.approx(2 / 3))}
+    assert [r.decision.value for r in load_records(strict)] == ["pass", "pass", "fail", "fail"]
+    invoke("compare", str(lenient), str(strict), "--out", str(tmp_path / "cmp.json"))
+    comparison = json.loads((tmp_path / "cmp.json").read_text())
+    assert comparison["accuracy_a"] == 0.5 and comparison["accuracy_b"] == 1.0
+    invoke("select", str(lenient), str(strict), "--by", "score", "--n-max", "2",
+           "--out", str(tmp_path / "sel"))
+    curves = {c["selector"]: c for c in json.loads((tmp_path / "sel" / "select.json")
+                                                   .read_text())["curves"]}
+    # one task, four runs: a, b pass (scored 1.0), c, d fail (1/2, 2/3). n=1 is a uniform pick;
+    # n=2 picks a pass from every pair but {c, d} -> 5/6. By decision the lenient run (all
+    # predicted pass) would stay at chance, 1/2.
+    assert curves[str(lenient)]["rule"] == "score"
+    assert curves[str(lenient)]["expected"] == pytest.approx([0.5, 5 / 6])
+    assert curves["random"]["expected"] == [0.5, 0.5]
+
+
+def test_the_old_score_command_names_its_replacement(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["checklist", "score", str(tmp_path), "--checklists",
+                                 str(tmp_path), "--out", str(tmp_path / "s"), "--offline"])
+    assert result.exit_code == 2
+    assert "eval DATASET --judge checklist -o checklists=CHECKLISTS" in result.output

@@ -64,3 +64,32 @@ def test_runs_must_share_labeled_cases() -> None:
     other = [_rec("z", "C", Label.PASS, P)]
     with pytest.raises(ValueError, match="share no labeled case"):
         select({"j": POOL, "k": other})
+
+
+def _scored(case_id: str, task: str, label: Label, score: float | None) -> CaseRecord:
+    record = _rec(case_id, task, label, P if score is not None and score >= 0.5 else F)
+    return record.model_copy(update={"verdict": record.verdict.model_copy(
+        update={"score": score})})
+
+
+# ranked by score: task A: x1 pass 0.9, x2 fail 0.6, x3 fail 0.2; task B: y1 pass 0.7, y2 fail
+# 0.7 (a tie), y3 fail unscored (ranks lowest).
+SCORED = [_scored("x1", "A", Label.PASS, 0.9), _scored("x2", "A", Label.FAIL, 0.6),
+          _scored("x3", "A", Label.FAIL, 0.2), _scored("y1", "B", Label.PASS, 0.7),
+          _scored("y2", "B", Label.FAIL, 0.7), _scored("y3", "B", Label.FAIL, None)]
+# n=1: a uniform pick: A 1/3, B 1/3. n=2: A: {x1,x2} 1, {x1,x3} 1, {x2,x3} 0 -> 2/3;
+# B: {y1,y2} 1/2 (the tie), {y1,y3} 1, {y2,y3} 0 -> 1/2. n=3: A 1; B the tie -> 1/2.
+RANKED = [(1 / 3 + 1 / 3) / 2, (2 / 3 + 1 / 2) / 2, (1 + 1 / 2) / 2]
+# by decision, A at n=2 picks uniformly among the predicted passes x1, x2: {x1,x2} 1/2 -> 1/2
+
+
+def test_ranking_by_score_picks_the_highest_with_ties_uniform() -> None:
+    result = select({"k": SCORED}, n_max=3, repeats=3000, seed=3, by_score=frozenset({"k"}))
+    curve = next(c for c in result.curves if c.selector == "k")
+    assert curve.rule == "score"
+    assert curve.expected == pytest.approx(RANKED)
+    assert curve.sampled == pytest.approx(RANKED, abs=0.03)
+    # by decision the same run picks uniformly among x1, x2 (predicted pass) in A: different
+    by_decision = next(c for c in select({"k": SCORED}, n_max=3).curves if c.selector == "k")
+    assert by_decision.rule == "decision"
+    assert by_decision.expected[1] == pytest.approx((1 / 2 + 1 / 2) / 2)

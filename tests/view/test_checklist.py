@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from judge_runner.cases import Dataset
+from judge_runner.cases import Dataset, Label
 from judge_runner.checklist import read_details
 from judge_runner.runs import CaseRecord, load_records
 from judge_runner.view.case import build_case_view
@@ -60,7 +60,7 @@ def test_every_checklist_page_renders_and_every_citation_lands(
             details = read_details(records[case_id].verdict.details)
             assert details is not None
             expected = [f"cl-{i.id}" for i in details.items]
-            if records[case_id].label is not None and records[case_id].label.value == "fail":
+            if records[case_id].label is Label.FAIL:
                 expected.append("cl-ENDPOINT")
             assert shown == expected, case_id
             links = page.locator("#checklist a.cite").evaluate_all(
