@@ -42,21 +42,18 @@ from judge_runner.checklist.models import (
 )
 from judge_runner.checklist.outcome import ChecklistDetails, JudgedItem
 from judge_runner.checklist.score import ChecklistScorer
-from judge_runner.core import (
+from judge_runner.core import RefKind, Usage
+from judge_runner.judges import (
+    ClientFactory,
     Decision,
     EvidenceRef,
     Inspection,
+    JudgeConfigError,
+    ModelJudgeSettings,
     Outcome,
     Plan,
     PlanItem,
-    RefKind,
-    Usage,
     Verdict,
-)
-from judge_runner.judges import (
-    ClientFactory,
-    JudgeConfigError,
-    ModelJudgeSettings,
     client_factory,
     takes,
     write_products,

@@ -190,12 +190,7 @@ def score_items(
     no = finals.count(Label.NO)
     credited = sum(1 for i in items if i.credited)
     return CaseScore(
-        case_id=case_id,
-        task=task,
-        outcome=outcome,
-        items=items,
-        yes=yes,
-        no=no,
+        case_id=case_id, task=task, outcome=outcome, items=items, yes=yes, no=no,
         abstain=finals.count(Label.ABSTAIN),
         partial_credit=_ratio(finals),
         weighted_credit=_weighted(items),
