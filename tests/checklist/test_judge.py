@@ -27,7 +27,7 @@ def folder(tmp_path: Path) -> Path:
 
 def offline(folder: Path, **knobs: object) -> ChecklistJudge:
     judge = build_judge("checklist", JudgeOptions(model="offline", extra={
-        "checklists": str(folder), **knobs}))  # type: ignore[dict-item]
+        "checklists": str(folder), **knobs}))
     assert isinstance(judge, ChecklistJudge)
     return judge
 
