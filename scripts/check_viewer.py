@@ -2,13 +2,16 @@
 
     .venv/bin/python scripts/check_viewer.py [--out out/view-check] [--sandbox local]
 
-1. Imports the bundled examples and judges them with the rules judge (`judge-runner eval`), and
-   with the agent judge against the scripted Messages server (one quote per case is not in the
-   output it cites, so it is stored unverified; every case is failed, so some are misjudged).
+1. Imports the bundled examples and judges them with the rules judge (`judge-runner eval`), with
+   the agent judge against the scripted Messages server (one quote per case is not in the
+   output it cites, so it is stored unverified; every case is failed, so some are misjudged),
+   and with the checklist judge (checklists from the scripted synthesizer, items from the
+   scripted item judge, both answering only from their requests).
 2. Writes the pages with `judge-runner view` for each run and for the two side by side.
 3. Loads every index, case and compare page in Chromium: no console error, no failed request,
    no request leaving the machine, and every citation link (`a.cite`) lands on an element of
-   its page. Asserts that misjudged cases and unverified quotes are marked in the DOM.
+   its page. Asserts that misjudged cases and unverified quotes are marked in the DOM, and that
+   every case page of the checklist run shows its checklist with citation links.
 4. Saves screenshots under OUT/screenshots/.
 
 Exits 1 naming every failure.
@@ -27,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from judge_runner.cases import Dataset  # noqa: E402
 from judge_runner.log import configure  # noqa: E402
+from tests.checklist import scripted  # noqa: E402
 from tests.fakeapi import FakeMessagesServer  # noqa: E402
 from tests.view.browser import Browser, browser, playwright_missing  # noqa: E402
 from tests.view.runs import agent_run  # noqa: E402
@@ -56,6 +60,41 @@ def make_runs(out: Path, sandbox: str) -> tuple[Path, Path]:
     finally:
         server.stop()
     return rules, agent
+
+
+def make_checklist_run(out: Path) -> Path:
+    """Checklists for the bundled tasks and a checklist judge run over the imported examples."""
+    run = out / "run-checklist"
+    server = FakeMessagesServer().start()
+    try:
+        server.responder = scripted.synth_responder
+        tasks = sorted(p for p in (EXAMPLES / "tasks").iterdir() if (p / "tests").is_dir())
+        cli("checklist", "synth", *map(str, tasks), "--out", str(out / "checklists"),
+            "--model", "m-syn", "--base-url", server.base_url)
+        server.responder = scripted.judge_responder
+        cli("eval", str(out / "dataset"), "--judge", "checklist", "-o",
+            f"checklists={out / 'checklists'}", "--model", "m-judge", "--base-url",
+            server.base_url, "--run-dir", str(run), "--no-progress")
+    finally:
+        server.stop()
+    return run
+
+
+def check_checklist(b: Browser, run: Path, shots: Path, failures: list[str]) -> None:
+    """Every case page shows its checklist, items linked to their judgments and citations."""
+    cases = sorted((run / "view" / "cases").glob("*.html"))
+    rows = links = 0
+    for page in cases:
+        with b.page(page) as p:
+            found = p.locator("#checklist-items tr.cl-item").count()
+            cites = p.locator("#checklist a.cite").count()
+            if found == 0 or cites == 0:
+                failures.append(f"{page}: no checklist section with citation links")
+            if p.locator("#cl-C06.stopped").count() and not (shots / "checklist.png").exists():
+                p.locator("#checklist").screenshot(path=str(shots / "checklist.png"))
+            rows += found
+            links += cites
+    print(f"{run.name}: {len(cases)} checklist sections, {rows} item rows, {links} links")
 
 
 def check_run(b: Browser, run: Path, shots: Path, failures: list[str]) -> int:
@@ -123,7 +162,8 @@ def main() -> None:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     rules, agent = make_runs(out, args.sandbox)
-    for run in (rules, agent):
+    checklist = make_checklist_run(out)
+    for run in (rules, agent, checklist):
         cli("view", str(run))
     print(cli("view", str(rules), str(agent)).strip())
     shots = out / "screenshots"
@@ -132,6 +172,8 @@ def main() -> None:
     with browser() as b:
         check_run(b, rules, shots, failures)
         check_run(b, agent, shots, failures)
+        check_run(b, checklist, shots, failures)
+        check_checklist(b, checklist, shots, failures)
         check_marks(b, rules, shots, failures, want_unverified=False)
         check_marks(b, agent, shots, failures, want_unverified=True)
         compare = agent / "view" / "compare.html"
