@@ -66,6 +66,8 @@ def test_every_checklist_page_renders_and_every_citation_lands(
             links = page.locator("#checklist a.cite").evaluate_all(
                 "links => links.map(a => a.getAttribute('href'))")
             assert links and all(page.locator(f"[id='{h[1:]}']").count() == 1 for h in links)
+            # the outcome step uses the label: the section stands apart from the judge's products
+            assert page.locator("#products #checklist").count() == 0
             in_section += len(links)
     assert in_section >= 12 * 3
 
