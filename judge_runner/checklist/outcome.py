@@ -1,7 +1,8 @@
 """The scripted outcome step and the per-case checklist scores.
 
-The judge labels items from the execution log without knowing the official outcome. Only
-afterwards, and only here, the outcome is applied by fixed rules:
+The checklist judge labels items from the execution log without knowing the official outcome
+(`judge.py`). Only afterwards, in the metrics stage of a run (`metrics.py`) and only here, the
+outcome is applied by fixed rules:
 
 - PASS: every assertion-route item becomes Yes (the verifier asserted it and passed).
 - FAIL: item labels stay as judged, and a virtual endpoint item labelled No is appended last.

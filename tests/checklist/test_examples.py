@@ -253,6 +253,7 @@ def test_bundled_examples_end_to_end(fake_api: FakeMessagesServer,
                                             "n_fail": 5, "n_unscored": 1}
     report = (run_dir / "report.html").read_text()
     assert 'id="checklist-auc"' in report and "raw_credit" in report
+    assert "| raw_credit | 0.600 | 6 | 5 | 1 |" in (run_dir / "report.md").read_text()
 
     # --- analyze the run dir, with the perturbation check
     invoke("checklist", "analyze", str(run_dir), "--perturb", "--checklists",
