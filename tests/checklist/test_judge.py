@@ -16,7 +16,10 @@ from judge_runner.checklist.judge import ChecklistJudge, make_judge
 from judge_runner.checklist.models import write_checklist
 from judge_runner.core import Decision, Outcome
 from judge_runner.judges import JudgeConfigError, JudgeOptions, build_judge, read_log
-from tests.checklist.helpers import good_items, make_checklist, write_runs
+from tests.casebuilder import point_artifact_at, secrets_of
+from tests.checklist import scripted
+from tests.checklist.helpers import EVIDENCE_MARKER, good_items, make_checklist, write_runs
+from tests.fakeapi import FakeMessagesServer
 
 
 @pytest.fixture()
@@ -121,3 +124,20 @@ def test_no_label_is_read(folder: Path, tmp_path: Path) -> None:
         again = judge.judge(Dataset(root).case(case_id), tmp_path / "b" / case_id)
         assert (again.decision, again.details, again.rationale) == \
             (verdict.decision, verdict.details, verdict.rationale)
+
+
+def test_an_artifact_pointing_at_the_labels_is_not_read(
+        fake_api: FakeMessagesServer, folder: Path, tmp_path: Path) -> None:
+    root = write_runs(tmp_path / "data")
+    case = Dataset(root).case("c-without")
+    point_artifact_at(case.root, "../../../labels.jsonl")
+    fake_api.responder = scripted.judge_responder
+    judge = build_judge("checklist", JudgeOptions(model="m", base_url=fake_api.base_url,
+                                                  extra={"checklists": str(folder)}))
+    judge.judge(Dataset(root).case("c-without"), tmp_path / "o")
+    sent = list(fake_api.requests)
+    assert len(sent) == 1
+    secrets = secrets_of(root)
+    assert any('"label"' in s for s in secrets)  # the scan has teeth
+    assert [s for s in secrets if s in sent[0].text] == []
+    assert EVIDENCE_MARKER not in sent[0].text
