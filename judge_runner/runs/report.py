@@ -71,6 +71,8 @@ def metrics_table(summary: RunSummary) -> Table:
     else:
         decided = ", ".join(f"{k} {v}" for k, v in summary.decisions.items())
         table.add_row("decisions (no labels)", decided, "")
+    if summary.checklist is not None:
+        table.add_row(*_checklist_row(summary))
     table.add_row("unsupported verdicts / unverified quotes",
                   f"{summary.n_unsupported} / {summary.n_unverified_quotes}", "")
     u = summary.usage
@@ -200,6 +202,19 @@ def _staged_markdown(summary: RunSummary) -> list[str]:
                   f"Operating point: coverage {rc.operating_coverage:.3f}, accuracy on decided "
                   f"{rc.operating_accuracy:.3f} ({rc.n} labelled cases)."]
     return lines
+
+
+def _checklist_row(summary: RunSummary) -> tuple[str, str, str]:
+    """The terminal row of a checklist run: AUC of raw and outcome-gated credit."""
+    assert summary.checklist is not None
+    auc = summary.checklist.auc
+
+    def num(name: str) -> str:
+        value = auc[name].auc if name in auc else None
+        return "–" if value is None else f"{value:.3f}"
+
+    return ("checklist AUC raw / partial / gated",
+            f"{num('raw_credit')} / {num('partial_credit')} / {num('gated_credit')}", "")
 
 
 def _checklist_markdown(summary: RunSummary) -> list[str]:

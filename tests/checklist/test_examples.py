@@ -177,8 +177,9 @@ def test_bundled_examples_end_to_end(fake_api: FakeMessagesServer,
 
     # --- the checklist judge: model items through the item judge, one request per case
     fake_api.responder = scripted.judge_responder
-    eval_checklist(dataset, checklists_dir, run_dir, "--model", "m-judge", "--base-url",
-                   fake_api.base_url, "--concurrency", "4")
+    printed = eval_checklist(dataset, checklists_dir, run_dir, "--model", "m-judge",
+                             "--base-url", fake_api.base_url, "--concurrency", "4").output
+    assert "0.600 / 1.000 / 1.000" in printed  # AUC of raw / partial / gated credit
     judge_requests = fake_api.requests[4:]
     assert len(judge_requests) == 12
     # control for the isolation scan above: the same scan finds every run line in the judge
