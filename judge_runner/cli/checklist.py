@@ -20,7 +20,6 @@ from judge_runner.checklist.tasks import TaskSourceError, load_task
 from judge_runner.checklist.validate import validate
 from judge_runner.cli.support import fail
 from judge_runner.models.base import ModelClient, ModelError
-from judge_runner.models.recording import TRANSCRIPT, RecordingClient
 
 app = typer.Typer(help="Checklist partial credit: synthesize and validate the frozen "
                        "checklists, analyze a checklist run.", no_args_is_help=True)
@@ -31,19 +30,20 @@ BaseUrl = Annotated[str | None, typer.Option(
 Replay = Annotated[Path | None, typer.Option(
     "--replay", help="Answer model calls from the transcripts under this folder (an earlier "
                      "output folder); no server, no key.")]
-PERTURB_TRANSCRIPT = Path("perturbation") / TRANSCRIPT
+PERTURBATION_DIR = "perturbation"
 
 
-def _client(base_url: str | None, replay: Path | None, transcript: Path) -> ModelClient:
-    """A client recording every call to `transcript` (replacing an earlier one there).
+def _client(base_url: str | None, replay: Path | None, folder: Path) -> ModelClient:
+    """A client recording every call to `folder`/transcript.jsonl (replacing an earlier one),
+    built as every model judge builds its own.
 
     Exits with a clear error when no API key is available for a non-local server or `replay`
     holds no transcript.
     """
-    from judge_runner.models.factory import make_client  # loads the SDK: only when needed
+    from judge_runner.judges import ModelJudgeSettings, client_factory  # loads the SDK
 
     try:
-        return RecordingClient(make_client(base_url=base_url, replay=replay), transcript)
+        return client_factory(ModelJudgeSettings(base_url=base_url, replay=replay))(folder)
     except ModelError as exc:
         raise fail(str(exc)) from exc
 
@@ -62,7 +62,7 @@ def synth(
     """Write one frozen, validated checklist per task from its instruction and verifier only."""
     from judge_runner.checklist.pipeline import synth_tasks
 
-    client = _client(base_url, replay, out / TRANSCRIPT)
+    client = _client(base_url, replay, out)
     results = synth_tasks(task_dirs, rules.read_text(encoding="utf-8"), client, model,
                           out, max_rounds=max_rounds, workers=workers)
     for r in results:
@@ -173,7 +173,7 @@ def analyze(
         found, _ = load_checklists(checklists)
         model = judge_model or str(summary.config.get("model", OFFLINE))
         scorer = ChecklistScorer() if model == OFFLINE else \
-            ChecklistScorer(_client(base_url, None, run_dir / PERTURB_TRANSCRIPT), model)
+            ChecklistScorer(_client(base_url, None, run_dir / PERTURBATION_DIR), model)
         judgments = []
         for r in records:
             details = read_details(r.verdict.details)
