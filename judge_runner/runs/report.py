@@ -14,6 +14,7 @@ from pathlib import Path
 from markupsafe import Markup
 from rich.table import Table
 
+from judge_runner.checklist import ChecklistMetrics
 from judge_runner.core import Decision, Metrics
 from judge_runner.judges import LOG_FILE, PLAN_FILE, VERDICT_FILE
 from judge_runner.runs.plots import bar_chart, histogram, line_chart
@@ -72,7 +73,7 @@ def metrics_table(summary: RunSummary) -> Table:
         decided = ", ".join(f"{k} {v}" for k, v in summary.decisions.items())
         table.add_row("decisions (no labels)", decided, "")
     if summary.checklist is not None:
-        table.add_row(*_checklist_row(summary))
+        table.add_row(*_checklist_row(summary.checklist))
     table.add_row("unsupported verdicts / unverified quotes",
                   f"{summary.n_unsupported} / {summary.n_unverified_quotes}", "")
     u = summary.usage
@@ -204,17 +205,15 @@ def _staged_markdown(summary: RunSummary) -> list[str]:
     return lines
 
 
-def _checklist_row(summary: RunSummary) -> tuple[str, str, str]:
+def _num(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def _checklist_row(k: ChecklistMetrics) -> tuple[str, str, str]:
     """The terminal row of a checklist run: AUC of raw and outcome-gated credit."""
-    assert summary.checklist is not None
-    auc = summary.checklist.auc
-
-    def num(name: str) -> str:
-        value = auc[name].auc if name in auc else None
-        return "–" if value is None else f"{value:.3f}"
-
-    return ("checklist AUC raw / partial / gated",
-            f"{num('raw_credit')} / {num('partial_credit')} / {num('gated_credit')}", "")
+    aucs = [_num(k.auc[name].auc) if name in k.auc else "–"
+            for name in ("raw_credit", "partial_credit", "gated_credit")]
+    return "checklist AUC raw / partial / gated", " / ".join(aucs), ""
 
 
 def _checklist_markdown(summary: RunSummary) -> list[str]:
@@ -222,17 +221,13 @@ def _checklist_markdown(summary: RunSummary) -> list[str]:
     k = summary.checklist
     if k is None:
         return []
-
-    def num(value: float | None) -> str:
-        return "–" if value is None else f"{value:.3f}"
-
     lines = ["", "## Checklist partial credit", "",
              f"{k.n_cases} cases with item judgments, {k.n_labeled} labelled; raw credit from "
              "the judgments alone, the other scores include the outcome step.", "",
              "| score | AUC | pass | fail | unscored |", "|---|---:|---:|---:|---:|"]
-    lines += [f"| {name} | {num(a.auc)} | {a.n_pass} | {a.n_fail} | {a.n_unscored} |"
+    lines += [f"| {name} | {_num(a.auc)} | {a.n_pass} | {a.n_fail} | {a.n_unscored} |"
               for name, a in k.auc.items()]
-    lines += ["", f"Mean coverage {num(k.mean_coverage)}."]
+    lines += ["", f"Mean coverage {_num(k.mean_coverage)}."]
     return lines
 
 
