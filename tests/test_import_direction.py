@@ -30,7 +30,7 @@ STAGES = ("cases", "ingest", "models", "sandbox", "skills", "judges", "runs", "s
           "harbor", "checklist", "view", "experiments")
 # Modules at the package root that belong to a stage: Harbor loads its agent by this path.
 ROOT_MEMBERS = {"harbor_agent": "harbor", "__main__": "cli"}
-FOUNDATION = frozenset({"cancel", "closing", "jsonl", "log", "templates", "text"})
+FOUNDATION = frozenset({"cancel", "closing", "files", "jsonl", "log", "templates", "text"})
 
 
 @dataclass(frozen=True)
