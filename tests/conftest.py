@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import importlib
 import os
+import subprocess
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -92,3 +94,33 @@ def real_dataset(real_data: Path, tmp_path_factory: pytest.TempPathFactory) -> P
     out = tmp_path_factory.mktemp("real") / "dataset"
     import_trials([real_data / "trials"], out, ImportOptions(task_dirs=[real_data / "tasks"]))
     return out
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
+    """Mount a small tmpfs (`small_disk("1m")`) to fill up: a real full disk (ENOSPC), not a
+    mocked write. Needs root and mount permission; skips without it (fails in CI, run as root).
+    Every mount is undone at the end."""
+    mounted: list[Path] = []
+
+    def mount(size: str) -> Path:
+        target = tmp_path / f"disk{len(mounted)}"
+        target.mkdir()
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs",
+                               str(target)], capture_output=True, text=True, check=False)
+        require(done.returncode == 0, f"cannot mount a {size} tmpfs to fill up (needs root and "
+                                      f"mount permission): {done.stderr.strip()}")
+        mounted.append(target)
+        return target
+
+    yield mount
+    for target in reversed(mounted):
+        subprocess.run(["umount", "-l", str(target)], capture_output=True, check=False)
+
+
+def fill_disk(folder: Path, leave: int) -> None:
+    """Fill the file system of `folder` until `leave` bytes are free."""
+    free = os.statvfs(folder)
+    room = free.f_bavail * free.f_frsize - leave
+    if room > 0:
+        (folder / "filler").write_bytes(b"\0" * room)

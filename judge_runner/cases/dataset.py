@@ -93,5 +93,14 @@ class Dataset:
         records = read_models(self.root / layout.LABELS_FILE, LabelRecord, missing_ok=True)
         return {r.case_id: r for r in records}
 
+    def incomplete(self) -> str | None:
+        """Why the dataset is partial (an import into it did not finish), or None when it is
+        complete. Readers that judge or split a dataset refuse a partial one."""
+        marker = self.root / layout.INCOMPLETE_FILE
+        if not marker.exists():
+            return None
+        return (f"{self.root} is incomplete: the import that wrote it did not finish "
+                f"({layout.INCOMPLETE_FILE} is present); run the same import again")
+
     def evidence_dir(self, case_id: str) -> Path:
         return self.root / layout.EVIDENCE_DIR / case_id

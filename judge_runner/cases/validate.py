@@ -78,6 +78,9 @@ def validate_dataset(root: Path, limits: ValidationLimits | None = None) -> list
     if not cases_dir.is_dir():
         return [Issue(layout.CASES_DIR, "cases/", "folder missing")]
     ids = []
+    partial = dataset.incomplete()
+    if partial is not None:
+        issues.append(Issue(layout.INCOMPLETE_FILE, "import", partial))
     secrets = SecretFiles.of(root)
     for case_dir in sorted(p for p in cases_dir.iterdir()):
         if not case_dir.is_dir() or case_dir.is_symlink():

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from judge_runner.cli.judge_options import SandboxOpt, build_or_exit, check_or_exit, judge_options
-from judge_runner.cli.support import fail
+from judge_runner.cli.support import fail, interrupts_reported, require_complete
 from judge_runner.evolve.state import OptimizerKind
 from judge_runner.judges.registry import uses_flag
 from judge_runner.sandbox import SandboxKind
@@ -18,7 +18,8 @@ if TYPE_CHECKING:  # the implementation loads only when a command runs (fast CLI
 
 OPTIMIZER_TRANSCRIPT = Path("optimizer") / "transcript.jsonl"
 
-evolve_app = typer.Typer(help="Evolve a JudgeSkill through the fixed gate.", no_args_is_help=True)
+evolve_app = typer.Typer(help="Evolve a JudgeSkill through the fixed gate.", no_args_is_help=True,
+                         subcommand_metavar="[report RUN_DIR]")
 
 
 def _optimizer(
@@ -29,12 +30,16 @@ def _optimizer(
 
         return RulesOptimizer()
     if not model:
-        raise typer.BadParameter("--optimizer-model is required with --optimizer model")
+        raise fail("--optimizer model needs --optimizer-model NAME (or use --optimizer rules "
+                   "with --judge rules)")
     from judge_runner.evolve.optimizer import ModelOptimizer
-    from judge_runner.models import make_client
+    from judge_runner.models import ModelError, make_client
 
-    return ModelOptimizer(make_client(base_url=base_url, models=[model]), model,
-                          run_dir / OPTIMIZER_TRANSCRIPT, max_tokens=max_tokens)
+    try:
+        client = make_client(base_url=base_url, models=[model])
+    except ModelError as exc:  # e.g. no API key: a configuration problem, said in one line
+        raise fail(f"--optimizer-model {model}: {exc}") from None
+    return ModelOptimizer(client, model, run_dir / OPTIMIZER_TRANSCRIPT, max_tokens=max_tokens)
 
 
 @evolve_app.callback(invoke_without_command=True)
@@ -97,8 +102,11 @@ def evolve_cmd(
     from judge_runner.evolve.state import EvolveConfig
     from judge_runner.judges import Judge
 
-    if skill is None or dev is None or run_dir is None:
-        raise typer.BadParameter("--skill, --dev and --run-dir are required to evolve")
+    missing = [flag for flag, value in (("--skill DIR", skill), ("--dev BENCH_DIR", dev),
+                                        ("--run-dir DIR", run_dir)) if value is None]
+    if missing or skill is None or dev is None or run_dir is None:
+        raise fail(f"evolve needs {', '.join(missing)} (or `evolve report RUN_DIR` to report "
+                   "on a run)")
     # Every candidate is a JudgeSkill: a judge that takes none would pay to gate skills it
     # never reads. Refused here, before anything is judged.
     check_or_exit(judge, judge_options(skill=skill, model=judge_model, sandbox=sandbox))
@@ -110,6 +118,7 @@ def evolve_cmd(
     except (OSError, ValueError) as exc:
         raise fail(str(exc)) from None
     ds = Dataset(splits.dataset)
+    require_complete(ds)
     optimizer_name = optimizer or (OptimizerKind.RULES if judge == "rules" else OptimizerKind.MODEL)
     config = EvolveConfig(
         dataset=str(splits.dataset),
@@ -143,19 +152,25 @@ def evolve_cmd(
             ),
         )
 
+    # Both the judge and the optimizer are built once before any work, so a missing key or a
+    # broken skill is one line (exit 2) here, never a traceback in the middle of a round.
+    make_judge(skill)
+    the_optimizer = _optimizer(optimizer_name, optimizer_model, base_url, run_dir,
+                               optimizer_max_tokens)
     evolution = Evolution(
         config=config,
         run_dir=run_dir,
         dataset=ds,
         evaluator=SkillEvaluator(ds, make_judge, run_dir, concurrency=concurrency),
-        optimizer=_optimizer(optimizer_name, optimizer_model, base_url, run_dir,
-                             optimizer_max_tokens),
+        optimizer=the_optimizer,
         skills_root=skill.parent,
     )
-    try:
-        state = evolution.run()
-    except EvolveError as exc:
-        raise fail(str(exc)) from None
+    # An interrupt is said as eval says it, with the same exit statuses.
+    with interrupts_reported(str(run_dir), "the evolution state is kept in", "resume it"):
+        try:
+            state = evolution.run()
+        except EvolveError as exc:
+            raise fail(str(exc)) from None
     text = render_report(run_dir, state)
     (run_dir / REPORT_FILE).write_text(text, encoding="utf-8")
     typer.echo(text)

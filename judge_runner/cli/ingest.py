@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from judge_runner.cli.support import fail
+from judge_runner.cli.support import fail, io_failure, not_a_dataset
 
 if TYPE_CHECKING:
     from judge_runner.ingest.importer import ImportOptions
@@ -23,6 +23,7 @@ MAX_STEPS = 1500
 MAX_TRAJECTORY_TOKENS = 150_000
 MAX_FIELD_CHARS = 20_000
 FORMATS = ("harbor", "plain", "inspect")
+TASK_NOT_FOUND = "task folder "  # how ingest.tasks.find_task's not-found reason begins
 
 
 def import_command(
@@ -64,6 +65,7 @@ def import_command(
     )
 
     from judge_runner.ingest.importer import ImportOptions, OutputDirError, import_trials
+    from judge_runner.ingest.inputs import InputError, check_inputs
     from judge_runner.ingest.report import REPORT_FILE, TrialStatus
     from judge_runner.ingest.skills_rule import AgentSkills
 
@@ -74,19 +76,22 @@ def import_command(
     if source_format != "harbor" and (tasks or agent_skills != "auto"):
         raise fail("--tasks and --agent-skills apply only to --format harbor (a plain run "
                    "carries its instruction and skills, an inspect log its samples)")
-    from judge_runner.log import get_logger
-
     try:
         skills_option = AgentSkills(agent_skills)
     except ValueError:
         raise fail(f"--agent-skills must be one of {', '.join(a.value for a in AgentSkills)}, "
                    f"not {agent_skills!r}") from None
+    if source_format == "harbor":
+        try:  # a mistyped path is one line before anything is written
+            check_inputs(trials, list(tasks or []))
+        except InputError as exc:
+            raise fail(str(exc)) from None
     options = ImportOptions(task_dirs=list(tasks or []), domains_file=domains,
                             pass_threshold=pass_threshold, require_label=not unlabeled,
                             agent_skills=skills_option)
     console = Console(stderr=True)
     with Progress(TextColumn("importing"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=console, transient=True) as bar:
+                  console=console, transient=True, disable=not console.is_terminal) as bar:
         task_id = bar.add_task("import", total=None)
         try:
             if source_format == "harbor":
@@ -95,20 +100,27 @@ def import_command(
                                            task_id, completed=done, total=total))
             else:
                 report = _import_other(source_format, trials, out, options, scorer)
-        except (OutputDirError, ValueError, OSError) as exc:
-            raise fail(f"import failed: {exc}") from exc
+        except OSError as exc:
+            raise io_failure(exc, f"import into {out}", _partial_note(out)) from None
+        except (OutputDirError, ValueError) as exc:
+            raise fail(f"import failed: {exc}") from None
     for entry in report.trials:
         if entry.status is not TrialStatus.IMPORTED:
             console.print(f"[yellow]{entry.status.value}[/yellow] {entry.trial_path}: "
-                          f"{entry.reason}")
+                          f"{entry.reason}", highlight=False, soft_wrap=True)
     for category in report.unmapped_categories:
         where = domains if domains is not None else "a copy of the bundled map, passed as --domains"
-        console.print(f"[yellow]unmapped category[/yellow] {category!r} (add it to {where})")
+        console.print(f"[yellow]unmapped category[/yellow] {category!r} (add it to {where})",
+                      highlight=False, soft_wrap=True)
     failed = report.count(TrialStatus.FAILED)
     console.print(f"imported {report.count(TrialStatus.IMPORTED)}, skipped "
-                  f"{report.count(TrialStatus.SKIPPED)}, failed {failed} → {out / REPORT_FILE}")
-    get_logger(__name__).info("import done", out=str(out), trials=len(report.trials),
-                              failed=failed)
+                  f"{report.count(TrialStatus.SKIPPED)}, failed {failed} → {out / REPORT_FILE}",
+                  highlight=False, soft_wrap=True)
+    no_task = sum(1 for t in report.trials if t.status is TrialStatus.FAILED
+                  and (t.reason or "").startswith(TASK_NOT_FOUND))
+    if no_task:
+        console.print(f"{no_task} trial(s) failed for want of their task folder: add the folder "
+                      "holding it with another --tasks DIR", highlight=False, soft_wrap=True)
     if failed:
         raise typer.Exit(1)
 
@@ -127,6 +139,15 @@ def _import_other(source_format: str, paths: list[Path], out: Path, options: Imp
     return import_runs(find_samples(paths, scorer, options.pass_threshold), out, options)
 
 
+def _partial_note(out: Path) -> str:
+    from judge_runner.core import INCOMPLETE_FILE
+
+    if not (out / INCOMPLETE_FILE).exists():
+        return "fix the cause and run the same import again"
+    return (f"{out} is left marked incomplete ({INCOMPLETE_FILE}) and is refused by validate, "
+            "eval and bench: free space (or fix the cause) and run the same import again")
+
+
 def validate_command(
     dataset: Annotated[Path, typer.Argument(help="Dataset folder (holding cases/).")],
     max_steps: Annotated[int, typer.Option(help="Steps per trajectory.")] = MAX_STEPS,
@@ -138,12 +159,15 @@ def validate_command(
     """Check schema, limits, consistency and label isolation. Exit 1 when anything is wrong."""
     from rich.console import Console
 
+    from judge_runner.cases import Dataset
     from judge_runner.cases.validate import ValidationLimits, validate_dataset
     from judge_runner.core import CASES_DIR
 
     limits = ValidationLimits(max_steps=max_steps, max_trajectory_tokens=max_tokens,
                               max_field_chars=max_field_chars)
     console = Console()
+    if not (dataset / CASES_DIR).is_dir():  # worded as eval and bench word it
+        raise fail(not_a_dataset(dataset, Dataset(dataset)))
     try:
         issues = validate_dataset(dataset, limits)
     except FileNotFoundError as exc:

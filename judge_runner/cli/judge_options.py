@@ -17,12 +17,14 @@ from typing import Annotated, Any, get_type_hints
 
 import typer
 
+from judge_runner.cli.support import fail
 from judge_runner.judges import (
     JUDGES,
     NO_SKILL,
     Judge,
     JudgeOptions,
     SkillChoice,
+    UnknownJudgeError,
     build_judge,
     check_options,
 )
@@ -167,13 +169,35 @@ def with_judge_options[R](command: Callable[..., R]) -> Callable[..., R]:
     return run
 
 
+def _check_skill(options: JudgeOptions) -> None:
+    """A --skill that is not a folder ends the command before any judge reads a file of it."""
+    skill = options.skill
+    if not isinstance(skill, Path) or skill.is_dir():
+        return
+    near = sorted(p.name for p in skill.parent.iterdir() if p.is_dir()) \
+        if skill.parent.is_dir() else []
+    hint = f"; {skill.parent} holds {', '.join(near)}" if near else ""
+    what = "is not a folder" if skill.exists() else "does not exist"
+    raise fail(f"--skill {skill}: {what} (a JudgeSkill is a folder such as judgeskills/v1"
+               f"{hint})")
+
+
+def _config_error(name: str, exc: Exception) -> typer.Exit:
+    """One line naming what was wrong: an unknown judge names --judge; the judges' own messages
+    name the flag (--sandbox, -o KEY, ...) or the missing key themselves."""
+    if isinstance(exc, UnknownJudgeError):
+        return fail(f"--judge {name}: {exc}")
+    return fail(str(exc))
+
+
 def check_or_exit(name: str, options: JudgeOptions) -> None:
     """End the command as a usage error (exit 2) when `options` do not fit judge `name`: an
     unknown judge, an option it does not use, an unknown knob or a bad value. Builds nothing."""
+    _check_skill(options)
     try:
         check_options(name, options)
     except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--judge") from None
+        raise _config_error(name, exc) from None
 
 
 def build_or_exit(name: str, options: JudgeOptions) -> Judge:
@@ -181,9 +205,10 @@ def build_or_exit(name: str, options: JudgeOptions) -> Judge:
 
     Unknown judges, options the judge does not use, bad knobs, broken skills (all ValueErrors),
     unreadable files and a client that cannot be made (e.g. no API key for a remote server)
-    are configuration problems.
+    are configuration problems: one line each (exit 2).
     """
+    _check_skill(options)
     try:
         return build_judge(name, options)
     except (ValueError, OSError, ModelError) as exc:
-        raise typer.BadParameter(str(exc), param_hint="--judge") from None
+        raise _config_error(name, exc) from None

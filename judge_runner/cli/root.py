@@ -64,6 +64,17 @@ def _register_stages() -> None:
     for stage in (ingest, sandbox, skills, judges, splits, runs, experiment, view, evolve,
                   harbor, checklist):
         stage.register(app)
+    _plain_help(app)
+
+
+def _plain_help(group: typer.Typer) -> None:
+    """Help and usage errors as plain text (click's own layout) for every command: it wraps
+    option help instead of cutting it to "…" at 80 columns, and shows a flag as a flag, not
+    with a `<bool>` value it would refuse."""
+    group.rich_markup_mode = None
+    for info in group.registered_groups:
+        if info.typer_instance is not None:
+            _plain_help(info.typer_instance)
 
 
 _register_stages()

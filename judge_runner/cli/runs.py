@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated
@@ -13,12 +14,18 @@ from rich.table import Table
 from judge_runner.cases.dataset import Dataset
 from judge_runner.cli.case_ids import resolve_split
 from judge_runner.cli.judge_options import JudgeName, build_or_exit, with_judge_options
-from judge_runner.cli.support import fail, interrupts_reported
+from judge_runner.cli.support import (
+    fail,
+    interrupts_reported,
+    io_failure,
+    not_a_dataset,
+    require_complete,
+)
 from judge_runner.core import CASES_DIR
 from judge_runner.judges import JudgeOptions
 from judge_runner.judges.base import Judge
 from judge_runner.runs.compare import Comparison, compare_records
-from judge_runner.runs.records import VERDICTS_FILE, load_records
+from judge_runner.runs.records import VERDICTS_FILE, load_records, load_summary
 from judge_runner.runs.report import (
     HTML_FILE,
     metrics_table,
@@ -56,6 +63,10 @@ def execute(
                             progress=progress, retry_errors=retry_errors)
         except (MissingCasesError, ConfigMismatchError) as exc:
             raise fail(str(exc)) from exc
+        except (OSError, sqlite3.Error) as exc:  # a full disk: the store keeps what was judged
+            raise io_failure(exc, f"judging into {run_dir}", "the verdicts stored so far are "
+                             "kept; free space and run the same command again to judge the "
+                             "rest") from None
 
 
 @with_judge_options
@@ -81,7 +92,8 @@ def eval_command(
     """
     ds = Dataset(dataset)
     if not ds.cases_dir.is_dir():
-        raise fail(f"{dataset} is not a dataset: {ds.cases_dir} does not exist")
+        raise fail(not_a_dataset(dataset, ds))
+    require_complete(ds)
     split_name, case_ids = resolve_split(ds, split, bench)
     the_judge = build_or_exit(judge, options)
     out = run_dir if run_dir is not None else _default_run_dir(the_judge, split_name)
@@ -102,9 +114,22 @@ def compare_command(
                                      str(run_a), str(run_b))
     except FileNotFoundError as exc:
         raise fail(str(exc)) from exc
+    for tag, run in (("A", run_a), ("B", run_b)):
+        _stdout.print(f"{tag}: {run} — {describe_run(run)}", highlight=False, soft_wrap=True)
     print_comparison(comparison)
     if out is not None:
         out.write_text(comparison.model_dump_json(indent=2) + "\n", encoding="utf-8")
+
+
+def describe_run(run_dir: Path) -> str:
+    """`rules · judgeskills/v1 (judge-skill v1, 1a2b...) · config 0a1b...`: which judge and
+    JudgeSkill made a run, read from its metrics.json."""
+    try:
+        summary = load_summary(run_dir)
+    except (OSError, ValueError):
+        return "no metrics.json (judge and JudgeSkill unknown)"
+    skill = summary.skill.label() if summary.skill else "no JudgeSkill"
+    return f"{summary.judge} · {skill} · config {summary.config_hash[:12]}"
 
 
 def print_comparison(c: Comparison) -> None:
@@ -145,10 +170,16 @@ def pool_dataset(pool: Path, out: Path, tasks: list[Path]) -> Dataset:
     trials added to the pool since are picked up.
     """
     if (pool / CASES_DIR).is_dir():
+        require_complete(Dataset(pool))
         return Dataset(pool)
     from judge_runner.ingest.importer import ImportOptions, OutputDirError, import_trials
+    from judge_runner.ingest.inputs import InputError, check_inputs
     from judge_runner.ingest.report import TrialStatus
 
+    try:  # a pool of trials needs --tasks: said once, before anything is imported
+        check_inputs([pool], tasks)
+    except InputError as exc:
+        raise fail(str(exc)) from None
     target = out / POOL_DATASET
     try:
         report = import_trials([pool], target,
@@ -162,7 +193,8 @@ def pool_dataset(pool: Path, out: Path, tasks: list[Path]) -> Dataset:
     imported = report.count(TrialStatus.IMPORTED)
     if imported == 0:
         raise fail(f"no trial could be imported from {pool}")
-    _stderr.print(f"imported {imported} trial(s) from {pool} into {target}", highlight=False)
+    _stderr.print(f"imported {imported} trial(s) from {pool} into {target}", highlight=False,
+                  soft_wrap=True)
     return Dataset(target)
 
 

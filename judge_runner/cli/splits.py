@@ -11,13 +11,21 @@ from typing import Annotated
 
 import typer
 
-from judge_runner.cli.support import fail
+from judge_runner.cli.support import fail, not_a_dataset, require_complete
 
 # Defaults of splits.build.DEFAULT_EVAL_FRACTION and cases.validate.ValidationLimits, written
 # out so that listing the options imports neither; tests/splits/test_commands.py checks them.
 EVAL_FRACTION = 203 / 681
 MAX_TRAJECTORY_TOKENS = 150_000
 MAX_STEPS = 1500
+
+SMALL_SPLIT = 30  # fewer cases than this in a split: its figures are mostly noise
+
+
+def label_counts(by_label: dict[str, int]) -> str:
+    """`4 fail, 4 pass`: label counts as words, not a dict."""
+    return ", ".join(f"{n} {label}" for label, n in sorted(by_label.items())) or "no labels"
+
 
 bench_app = typer.Typer(name="bench", help="Build benchmark splits and the evolution gate.",
                         no_args_is_help=True)
@@ -48,7 +56,8 @@ def build_command(
 
     ds = Dataset(dataset)
     if not ds.cases_dir.is_dir():
-        raise fail(f"{dataset} is not a dataset: {ds.cases_dir} does not exist")
+        raise fail(not_a_dataset(dataset, ds))
+    require_complete(ds)
     target = out if out is not None else dataset / BENCH_DIR
     try:
         built = build_splits(ds, target, seed=seed, eval_size=eval_size,
@@ -64,9 +73,19 @@ def build_command(
         typer.echo(table(m.funnel))
     for name, c in m.splits.items():
         typer.echo(f"{name}: {c.n} cases, {c.tasks} tasks, {len(c.by_domain)} domains, "
-                   f"labels {c.by_label}")
-    typer.echo(f"dropped {len(m.dropped)} cases, {len(m.dropped_tasks)} single-outcome tasks; "
-               f"written to {target}")
+                   f"labels {label_counts(c.by_label)}")
+    kept = sum(c.n for c in m.splits.values())
+    total = len(ds.case_ids())
+    in_dropped_tasks = total - kept - len(m.dropped)
+    typer.echo(f"kept {kept} of {total} cases: dropped {len(m.dropped)} over the limits and "
+               f"{in_dropped_tasks} in {len(m.dropped_tasks)} single-outcome tasks (all pass "
+               f"or all fail); written to {target}")
+    for name, c in m.splits.items():
+        if c.n < SMALL_SPLIT:
+            typer.secho(f"warning: the {name} split has only {c.n} cases, so one case moves its "
+                        f"accuracy by {1 / max(c.n, 1):.2f} and its figures say little; import "
+                        f"more trials (at least {SMALL_SPLIT} per split)", err=True,
+                        fg=typer.colors.YELLOW)
 
 
 @bench_app.command("gate")
@@ -94,6 +113,7 @@ def gate_command(
         raise fail(f"{dev}: no dev.txt; run `judge-runner bench build` first")
     try:
         ds = verified_dataset(dev, dataset)
+        require_complete(ds)
         dev_pool = split_pool(ds, read_split(dev / "dev.txt"))
     except (OSError, ValueError) as exc:
         raise fail(str(exc)) from exc
@@ -103,8 +123,9 @@ def gate_command(
                           baseline=records, baseline_name=str(baseline or ""))
     except (SplitError, FileNotFoundError) as exc:
         raise fail(str(exc)) from exc
-    typer.echo(f"gate: {gate.counts.n} cases ({gate.counts.by_label}), families covered "
-               f"{gate.families_covered}/{gate.families_in_pool}; written to {dev / GATE_FILE}")
+    typer.echo(f"gate: {gate.counts.n} cases ({label_counts(gate.counts.by_label)}), families "
+               f"covered {gate.families_covered}/{gate.families_in_pool}; written to "
+               f"{dev / GATE_FILE}")
     if gate.baseline is not None:
         b = gate.baseline
         typer.echo(f"baseline accuracy {b.gate_accuracy:.3f} on the gate vs "

@@ -5,8 +5,16 @@ from __future__ import annotations
 import signal
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from judge_runner.cases import Dataset
+
+JUDGED_KEPT = "verdicts judged so far are kept in"
+JUDGE_THE_REST = "judge the rest"
 
 
 def fail(message: str) -> typer.Exit:
@@ -18,21 +26,53 @@ def fail(message: str) -> typer.Exit:
 
 
 @contextmanager
-def interrupts_reported(kept_in: str) -> Iterator[None]:
-    """End a judging command stopped by Ctrl-C or SIGTERM/SIGHUP with what it kept: the exit
-    status is 128 + the signal number (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP), as a
-    shell reports a process that signal ended."""
+def interrupts_reported(kept_in: str, kept: str = JUDGED_KEPT,
+                        rest: str = JUDGE_THE_REST) -> Iterator[None]:
+    """End a long command (eval, verdicts, experiment run, evolve) stopped by Ctrl-C or
+    SIGTERM/SIGHUP with what it kept, the same way for all: the exit status is 128 + the signal
+    number (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP), as a shell reports a process that
+    signal ended."""
     from judge_runner import cancel
 
     try:
         yield
     except KeyboardInterrupt:
-        raise _interrupted(kept_in, "Ctrl-C", 130) from None
+        raise _interrupted(kept_in, "Ctrl-C", 130, kept, rest) from None
     except cancel.Terminated as exc:
-        raise _interrupted(kept_in, signal.Signals(exc.signum).name, 128 + exc.signum) from None
+        raise _interrupted(kept_in, signal.Signals(exc.signum).name, 128 + exc.signum, kept,
+                           rest) from None
 
 
-def _interrupted(kept_in: str, cause: str, status: int) -> typer.Exit:
-    typer.echo(f"interrupted ({cause}): verdicts judged so far are kept in {kept_in}; run the "
-               "same command again to judge the rest", err=True)
+def _interrupted(kept_in: str, cause: str, status: int, kept: str, rest: str) -> typer.Exit:
+    typer.echo(f"interrupted ({cause}): {kept} {kept_in}; run the same command again to {rest}",
+               err=True)
     return typer.Exit(status)
+
+
+def require_complete(dataset: Dataset) -> None:
+    """End the command (exit 2) on a dataset whose import did not finish: judging or splitting
+    part of a dataset would give figures that look complete and are not."""
+    reason = dataset.incomplete()
+    if reason is not None:
+        raise fail(reason)
+
+
+def not_a_dataset(path: Path, dataset: Dataset) -> str:
+    """Why `path` is no dataset, with the fix: a folder of Harbor trials is imported first."""
+    if not path.exists():
+        return f"{path}: no such dataset folder (a dataset is what `judge-runner import` writes)"
+    if next(path.rglob("result.json"), None) is not None:
+        return (f"{path} holds Harbor trials, not a dataset: import them first with "
+                f"`judge-runner import {path} --tasks DIR --out DATASET` (or judge them with "
+                "`judge-runner verdicts`)")
+    return (f"{path} is not a dataset: {dataset.cases_dir} does not exist (a dataset is what "
+            "`judge-runner import` writes)")
+
+
+def io_failure(exc: Exception, doing: str, resume: str) -> typer.Exit:
+    """One line for a write that the disk refused (full, read-only, ...) or a store that could
+    not be written (sqlite says "database or disk is full"): what stopped, why, and how to go on.
+    """
+    why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+    where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
+    return fail(f"{doing} stopped: {why}{where}; {resume}")

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from judge_runner.cli.support import fail
+from judge_runner.cli.support import fail, io_failure
 
 
 def view_command(
@@ -49,6 +49,9 @@ def view_command(
             page = write_run_pages(runs[0], dataset).index
     except ViewError as exc:
         raise fail(str(exc)) from exc
+    except OSError as exc:  # pages are written whole (temporary name, then rename) or not at all
+        raise io_failure(exc, "writing the pages", "pages already written are whole; free "
+                         "space and run the same command again") from None
     typer.echo(f"view: {page}")
     if serve:
         _serve(runs, page, port)

@@ -11,6 +11,8 @@ sentinels the normalized files carry. Every reader and writer takes its names fr
       labels.jsonl              LabelRecord per line (outside cases/)
       import_report.json        what the importer did (carries rewards: secret like the labels)
       evidence/<case_id>/...    verifier output, dev-only (outside cases/)
+      IMPORT_INCOMPLETE         present while an import is writing the dataset, and left behind
+                                when one stopped (a full disk, a kill): the dataset is partial
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ CASES_DIR = "cases"
 LABELS_FILE = "labels.jsonl"
 EVIDENCE_DIR = "evidence"
 IMPORT_REPORT_FILE = "import_report.json"
+INCOMPLETE_FILE = "IMPORT_INCOMPLETE"
 
 CASE_FILE = "case.json"
 INSTRUCTION_FILE = "instruction.md"

@@ -17,6 +17,7 @@ the run directory. The final state says why it stopped.
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import random
@@ -34,7 +35,13 @@ from judge_runner.evolve.briefs import make_briefs
 from judge_runner.evolve.bundles import Bundle, JudgedCase, partition
 from judge_runner.evolve.candidates import LeakageGuard, validate_candidate
 from judge_runner.evolve.evaluate import SkillEvaluator
-from judge_runner.evolve.optimizer import Optimizer, ProposalError, ProposalRequest, skill_files
+from judge_runner.evolve.optimizer import (
+    Optimizer,
+    ProposalError,
+    ProposalRequest,
+    UnusableAnswer,
+    skill_files,
+)
 from judge_runner.evolve.policies import (
     BEFORE_A_ROUND,
     HARD_STOPS,
@@ -277,6 +284,10 @@ class Evolution:
         )
         try:
             proposal = self.optimizer.propose(request)
+        except UnusableAnswer as exc:  # an answer arrived: invalid, like a failed validation
+            log.warning("candidate_invalid", candidate=cid, problems=[str(exc)])
+            return record.model_copy(update={"status": CandidateStatus.INVALID,
+                                             "reason": str(exc)})
         except ProposalError as exc:
             log.warning("proposal_failed", candidate=cid, error=str(exc))
             return record.model_copy(update={"status": CandidateStatus.FAILED, "reason": str(exc)})
@@ -388,6 +399,8 @@ def _install_version(source: Path, source_hash: str, target: Path, run_dir: Path
         shutil.rmtree(staging)
     shutil.copytree(source, staging)
     os.rename(staging, target)
+    with contextlib.suppress(OSError):  # the staging folder goes once empty
+        staging.parent.rmdir()
 
 
 def skill_diff(old: Path, new: Path) -> str:

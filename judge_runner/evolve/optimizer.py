@@ -33,7 +33,13 @@ _SAFE_REF = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.md$")
 
 
 class ProposalError(RuntimeError):
-    pass
+    """No candidate could be had (e.g. the optimizer's model call failed): recorded as failed."""
+
+
+class UnusableAnswer(ProposalError):
+    """The optimizer answered, but its answer is not a usable candidate (prose instead of the
+    tool call, an empty SKILL.md, unsafe reference names): recorded as an invalid candidate,
+    like a rewrite that fails validation."""
 
 
 @dataclass(frozen=True)
@@ -153,19 +159,19 @@ class ModelOptimizer:
             None,
         )
         if call is None:
-            raise ProposalError("optimizer answered without calling propose_skill")
+            raise UnusableAnswer("optimizer answered without calling propose_skill")
         proposal_input = call.get("input") or {}
         skill_md = proposal_input.get("skill_md")
         references = proposal_input.get("references") or {}
         if not isinstance(skill_md, str) or not skill_md.strip():
-            raise ProposalError("propose_skill.skill_md is missing or empty")
+            raise UnusableAnswer("propose_skill.skill_md is missing or empty")
         if not isinstance(references, dict) or not all(
             isinstance(v, str) for v in references.values()
         ):
-            raise ProposalError("propose_skill.references must map file names to text")
+            raise UnusableAnswer("propose_skill.references must map file names to text")
         bad = sorted(name for name in references if not _SAFE_REF.match(str(name)))
         if bad:
-            raise ProposalError(f"propose_skill.references has unsafe file names: {bad}")
+            raise UnusableAnswer(f"propose_skill.references has unsafe file names: {bad}")
         write_candidate(
             request.parent_dir,
             request.out_dir,

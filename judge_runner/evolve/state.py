@@ -45,8 +45,8 @@ class Phase(StrEnum):
 
 class CandidateStatus(StrEnum):
     PROPOSED = "proposed"
-    INVALID = "invalid"  # failed validation; never gated
-    FAILED = "failed"  # the optimizer failed to produce a candidate
+    INVALID = "invalid"  # an answer that is no usable skill, or failed validation; never gated
+    FAILED = "failed"  # no answer to judge (e.g. the optimizer's model call failed)
     SCORED = "scored"  # gated, decision pending
     PROMOTED = "promoted"
     REJECTED = "rejected"

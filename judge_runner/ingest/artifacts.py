@@ -49,8 +49,14 @@ class FileState:
 
 
 def agent_path(path: str, cwd: str | None) -> str:
-    """Absolute normalized path as seen inside the agent's machine (``..`` resolved lexically)."""
+    """Absolute normalized path as seen inside the agent's machine (``..`` resolved lexically).
+
+    A path holding a NUL byte names no file (the system refuses it), so it is kept as given,
+    not normalized: resolving its ``..`` would turn `/root/x\\0/../../etc` into a real-looking
+    `/etc`. The importer then records it as an unknown artifact naming the NUL."""
     joined = posixpath.join(cwd or "/", path)
+    if "\0" in joined:
+        return "/" + joined.lstrip("/")
     normalized = posixpath.normpath(joined)
     return "/" + normalized.lstrip("/")
 

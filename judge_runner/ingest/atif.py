@@ -11,7 +11,9 @@ step; gemini-cli's framed shell results are read by `gemini_cli`), observation r
 their call's output, user
 and system messages after the first user prompt become notices (the prompt itself is the task
 instruction, which the case carries separately). ATIF has no final ``result`` event: the run counts
-as completed when its last step is an agent step, the last agent message is the final message.
+as completed when its last step is an agent step none of whose tool calls is left without an
+observation (a run cut off during a tool call did not finish); the last agent message is the
+final message.
 ATIF does not say which skills were available; ``agent.extra.skills`` is read when present,
 otherwise the skills list is unknown (None) and the importer falls back to the skills used.
 Raises `TranscriptError` for anything that is not an ATIF document.
@@ -72,6 +74,7 @@ def _convert(steps: list[Any], run: RawRun) -> None:
     pending: dict[str, RawStep] = {}
     seen_prompt = False
     last_source = None
+    last_calls: list[RawStep] = []  # the tool calls of the last step
     for position, step in enumerate(steps):
         if not isinstance(step, dict):
             run.warnings.append(f"steps[{position}]: not an object, skipped")
@@ -94,12 +97,14 @@ def _convert(steps: list[Any], run: RawRun) -> None:
         elif message:
             run.steps.append(RawStep(RawKind.NOTICE, text=f"{source} message: {message}"))
         calls = [s for s in run.steps[before:] if s.kind in (RawKind.TOOL, RawKind.SKILL)]
+        last_calls = calls
         observation = step.get("observation")
         if isinstance(observation, dict):
             for result in observation.get("results") or []:
                 _add_result(result, run, pending, calls)
-    run.status = TerminationStatus.COMPLETED if last_source == "agent" else \
-        TerminationStatus.NO_RESULT
+    unanswered = any(not call.has_result for call in last_calls)
+    run.status = TerminationStatus.COMPLETED if last_source == "agent" and not unanswered \
+        else TerminationStatus.NO_RESULT
 
 
 def _add_call(call: Any, run: RawRun, pending: dict[str, RawStep], position: int) -> None:

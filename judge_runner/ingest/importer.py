@@ -15,10 +15,11 @@ Only regular files are read from a trial: a pipe, a device, a socket or a symlin
 with a warning naming it (see `paths`). An artifact path that cannot be stored (a NUL byte, a
 name over the file system's limit, a file where another artifact needs a folder) becomes an
 `unknown` artifact with a note instead of failing the trial. Each case is written to a staging
-folder and moved into place only when complete; the staging folder is removed on every exit
-path, an exception included. Every write goes through `SafeTree`, so nothing lands outside
-``--out``. Output is deterministic: same trials and options give byte-identical files (no
-timestamps, sorted listings).
+folder and moved into place only when complete, and the dataset carries an `IMPORT_INCOMPLETE`
+marker from the first write to the last (a full disk stops the import and leaves it there); the
+staging folder is removed on every exit path, an exception included. Every write goes through
+`SafeTree`, so nothing lands outside ``--out``. Output is deterministic: same trials and options
+give byte-identical files (no timestamps, sorted listings).
 
 Claude Code transcripts are parsed as a stream, one line at a time, so memory stays near the
 size of the parsed run rather than a multiple of the file (ATIF files are one JSON document and
@@ -52,7 +53,7 @@ from judge_runner.cases import (
     package_texts,
     trajectory_json,
 )
-from judge_runner.core import CASES_DIR, EVIDENCE_DIR, LABELS_FILE, Label
+from judge_runner.core import CASES_DIR, EVIDENCE_DIR, INCOMPLETE_FILE, LABELS_FILE, Label
 from judge_runner.ingest import agent_log, claude_code, gemini_cli, skills_rule, terminus
 from judge_runner.ingest.artifacts import FileState, reconstruct
 from judge_runner.ingest.normalize import NormalizeOptions, normalize
@@ -86,6 +87,7 @@ _SAFE_ID = re.compile(r"[^a-z0-9._-]+")
 # Errors of one artifact path that the file system refuses; the artifact becomes unknown.
 _PATH_ERRNOS = frozenset({errno.ENAMETOOLONG, errno.EEXIST, errno.ENOTDIR, errno.EISDIR,
                           errno.EINVAL, errno.EILSEQ})
+_DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT})
 _NAME_MAX = 255  # bytes in one path component on the file systems we write to
 _PATH_MAX = 4000  # bytes of a stored artifact's path below artifacts/ (PATH_MAX is 4096)
 
@@ -138,6 +140,9 @@ def import_trials(roots: list[Path], out: Path, options: ImportOptions,
     """
     _prepare_out(out)
     tree = SafeTree(out)
+    # Written first, removed last: a dataset whose import stopped (a full disk, a kill) stays
+    # visibly partial, and validate/eval/bench refuse it.
+    tree.write_text(INCOMPLETE_FILE, "an import into this folder has not finished\n")
     domains = DomainMap.load(options.domains_file)
     trials = discover(roots)
     entries: list[TrialReport] = []
@@ -155,10 +160,21 @@ def import_trials(roots: list[Path], out: Path, options: ImportOptions,
         shutil.rmtree(tree.root / STAGING_DIR, ignore_errors=True)
     lines = "".join(label_line(labels[k]) for k in sorted(labels))
     if lines or options.require_label:
-        tree.write_text(LABELS_FILE, lines)
+        _write_whole(tree, LABELS_FILE, lines)
     report = ImportReport(trials=entries, unmapped_categories=sorted(unmapped))
-    tree.write_text(REPORT_FILE, report.model_dump_json(indent=2) + "\n")
+    _write_whole(tree, REPORT_FILE, report.model_dump_json(indent=2) + "\n")
+    tree.path(INCOMPLETE_FILE).unlink()
     return report
+
+
+def _write_whole(tree: SafeTree, rel: str, text: str) -> None:
+    """Write under a temporary name and rename: the file is there whole, or not at all."""
+    partial = f"{rel}.partial"
+    try:
+        tree.write_text(partial, text)
+        os.replace(tree.path(partial), tree.path(rel))
+    finally:
+        tree.path(partial).unlink(missing_ok=True)
 
 
 def _prepare_out(out: Path) -> None:
@@ -169,7 +185,8 @@ def _prepare_out(out: Path) -> None:
         return
     if not out.is_dir():
         raise OutputDirError(f"{out}: exists and is not a folder")
-    if any(out.iterdir()) and not (out / REPORT_FILE).is_file():
+    if any(out.iterdir()) and not (out / REPORT_FILE).is_file() \
+            and not (out / INCOMPLETE_FILE).is_file():
         raise OutputDirError(f"{out}: not empty and holds no {REPORT_FILE}; "
                              "refusing to write there")
     for name in (CASES_DIR, EVIDENCE_DIR, STAGING_DIR):
@@ -178,7 +195,7 @@ def _prepare_out(out: Path) -> None:
             target.unlink()
         elif target.exists():
             shutil.rmtree(target)
-    for name in (LABELS_FILE, REPORT_FILE):
+    for name in (LABELS_FILE, REPORT_FILE, f"{LABELS_FILE}.partial", f"{REPORT_FILE}.partial"):
         (out / name).unlink(missing_ok=True)
 
 
@@ -214,6 +231,8 @@ def _import_one(trial: FoundTrial, tree: SafeTree, options: ImportOptions, domai
     except (TrialError, TranscriptError, TaskError, UnsafePathError, _TrialFailure) as exc:
         entry.reason = str(exc)
     except OSError as exc:
+        if exc.errno in _DISK_FULL:
+            raise  # every later trial would fail too: the import stops, marked incomplete
         entry.reason = f"I/O error: {exc}"
     finally:
         shutil.rmtree(tree.root / STAGING_DIR, ignore_errors=True)

@@ -4,14 +4,16 @@ from judge_runner.core import Decision, EvidenceRef, Inspection, Outcome, Plan, 
 from judge_runner.judges.agent import AgentJudge
 from judge_runner.judges.agent.evidence import json_unescaped
 from judge_runner.judges.agent.tools import READ_FILE, RECORD_INSPECTION, SUBMIT_VERDICT, WRITE_PLAN
-from judge_runner.judges.base import Judge
+from judge_runner.judges.base import Judge, skill_dir_of
 from judge_runner.judges.llm import ClientFactory, ModelJudgeSettings, client_factory
 from judge_runner.judges.products import (
+    CANCELLED_FILE,
     LOG_FILE,
     PLAN_FILE,
     TRANSCRIPT_FILE,
     VERDICT_FILE,
     read_log,
+    write_cancelled,
     write_products,
 )
 from judge_runner.judges.registry import (
@@ -32,6 +34,7 @@ from judge_runner.judges.rules.spec import RulesError
 from judge_runner.judges.sizes import AgentShape, Call, CaseCalls, case_calls, settings_of
 
 __all__ = [
+    "CANCELLED_FILE",
     "JUDGES",
     "LOG_FILE",
     "NO_SKILL",
@@ -73,5 +76,7 @@ __all__ = [
     "read_log",
     "settings_of",
     "takes",
+    "skill_dir_of",
+    "write_cancelled",
     "write_products",
 ]

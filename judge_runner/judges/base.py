@@ -29,3 +29,11 @@ class Judge(Protocol):
         Must not raise for case-level problems: return a Decision.ERROR verdict instead.
         """
         ...
+
+
+def skill_dir_of(judge: Judge) -> Path | None:
+    """The JudgeSkill folder a judge follows, where it follows one: a judge that does exposes it
+    as `skill_dir` (the rules and agent judges); any other judge has none. Runs name the skill
+    from this (path, name, version, hash) wherever they are described."""
+    folder = getattr(judge, "skill_dir", None)
+    return folder if isinstance(folder, Path) else None

@@ -5,12 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge_runner.core import Inspection, Plan, Verdict
+from judge_runner.files import write_whole
 from judge_runner.jsonl import read_models, write_models
 
 PLAN_FILE = "plan.md"
 LOG_FILE = "inspection_log.jsonl"
 VERDICT_FILE = "verdict.json"
 TRANSCRIPT_FILE = "transcript.jsonl"
+CANCELLED_FILE = "cancelled.txt"
 NO_PLAN = "# Inspection plan\n\n(no plan was made)\n"
 
 
@@ -19,10 +21,11 @@ def write_products(
 ) -> None:
     """Write the three products; a judge that failed before planning gets a plan saying so."""
     out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / CANCELLED_FILE).unlink(missing_ok=True)
     plan_text = plan.to_markdown() if plan is not None else NO_PLAN
-    (out_dir / PLAN_FILE).write_text(plan_text, encoding="utf-8")
+    write_whole(out_dir / PLAN_FILE, plan_text)
     write_models(out_dir / LOG_FILE, log)
-    (out_dir / VERDICT_FILE).write_text(verdict.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    write_whole(out_dir / VERDICT_FILE, verdict.model_dump_json(indent=2) + "\n")
 
 
 def read_log(out_dir: Path) -> list[Inspection]:
@@ -31,3 +34,14 @@ def read_log(out_dir: Path) -> list[Inspection]:
 
 def read_verdict(out_dir: Path) -> Verdict:
     return Verdict.model_validate_json((out_dir / VERDICT_FILE).read_text(encoding="utf-8"))
+
+
+def write_cancelled(out_dir: Path) -> None:
+    """Record that judging this case was cancelled (the run was stopped) before it finished:
+    `cancelled.txt` says so and no verdict.json stays behind, so nothing reads the cut-short
+    attempt as an error of the case. The partial plan and inspection log are kept to look at.
+    The next run judges the case again and replaces all of it."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    (out_dir / VERDICT_FILE).unlink(missing_ok=True)
+    write_whole(out_dir / CANCELLED_FILE, "cancelled: the run was stopped before this case was "
+                "judged to the end; running the same command again judges it\n")

@@ -88,7 +88,8 @@ def settle[S: JudgeSettings](settings: type[S], request: JudgeOptions, judge: st
     knobs = sorted(set(settings.model_fields) - FLAGS)
     unknown = sorted(set(request.extra) - set(knobs))
     if unknown:
-        raise JudgeConfigError(f"unknown option(s) for the {judge} judge: {unknown}; "
+        said_o = ", ".join(f"-o {k}" for k in unknown)
+        raise JudgeConfigError(f"{said_o}: unknown option(s) for the {judge} judge: {unknown}; "
                                f"known: {', '.join(knobs) or 'none'}")
     said = request.said()
     if said.get("sandbox") is SandboxKind.NONE and "sandbox" not in settings.model_fields:
@@ -107,14 +108,23 @@ def settle[S: JudgeSettings](settings: type[S], request: JudgeOptions, judge: st
 def _describe(exc: ValidationError) -> str:
     parts = []
     for error in exc.errors():
-        where = ".".join(str(p) for p in error["loc"]) or "options"
-        if error["type"] == "value_error":  # a validator's own sentence
-            parts.append(str(error["ctx"]["error"]))
+        where = ".".join([flag_of(error["loc"]), *(str(p) for p in error["loc"][1:])])
+        if error["type"] == "value_error":  # a validator's own sentence, after the flag it is on
+            parts.append(f"{flag_of(error['loc'])}: {error['ctx']['error']}")
         elif error["type"] in ("bool_type", "bool_parsing"):
             parts.append(f"{where} must be true or false, got {error['input']!r}")
         else:
             parts.append(f"{where}: {error['msg'].lower()}, got {error['input']!r}")
     return "; ".join(parts)
+
+
+def flag_of(loc: tuple[int | str, ...]) -> str:
+    """The command-line spelling of an options field: `--sandbox` for a flag, `-o KEY` for a
+    knob, `options` for a check of several fields at once."""
+    if not loc:
+        return "options"
+    name = str(loc[0])
+    return f"--{name.replace('_', '-')}" if name in FLAGS else f"-o {name}"
 
 
 class JudgeFactory(Protocol):

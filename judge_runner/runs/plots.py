@@ -50,7 +50,8 @@ def line_chart(
     width: int = 640,
     height: int = 360,
 ) -> str:
-    """Lines with markers over a shared x range; y runs from 0 to `y_max`; legend on the right."""
+    """Lines with markers over a shared x range; y runs from 0 to `y_max`; legend on the right.
+    A line identical to an earlier one is dashed and its legend entry names that one."""
     left, right, top, bottom = 50, 170, 14, 40
     plot_w, plot_h = width - left - right, height - top - bottom
     xs = [x for _, pts in series for x, _ in pts] or [0.0, 1.0]
@@ -78,10 +79,17 @@ def line_chart(
                  f"{escape(x_label)}</text>")
     parts.append(f'<text x="12" y="{top + plot_h / 2}" text-anchor="middle" '
                  f'transform="rotate(-90 12 {top + plot_h / 2})">{escape(y_label)}</text>')
+    drawn: dict[tuple[tuple[float, float], ...], str] = {}
     for i, (name, pts) in enumerate(series):
         color = PALETTE[i % len(PALETTE)]
         path = " ".join(f"{_fmt(px(x))},{_fmt(py(y))}" for x, y in pts)
-        parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="2" points="{path}"/>')
+        # A line identical to one drawn before would hide it: dashed, and the legend says so.
+        twin = drawn.setdefault(tuple(pts), name)
+        dash = ' stroke-dasharray="6 4"' if twin != name else ""
+        parts.append(f'<polyline fill="none" stroke="{color}" stroke-width="2"{dash} '
+                     f'points="{path}"/>')
+        if twin != name:
+            name = f"{name} (= {twin})"
         for x, y in pts:
             parts.append(f'<circle cx="{_fmt(px(x))}" cy="{_fmt(py(y))}" r="3" fill="{color}">'
                          f"<title>{escape(name)} n={x:g}: {y:.3f}</title></circle>")

@@ -12,6 +12,7 @@ from judge_runner.core import Decision, Label, Metrics, Usage, Verdict
 from judge_runner.jsonl import read_models
 from judge_runner.runs.riskcov import RiskCoverage
 from judge_runner.runs.stages import StageSummary
+from judge_runner.skills import SkillRef
 
 CASES_OUT = "cases"
 VERDICTS_FILE = "verdicts.jsonl"
@@ -55,6 +56,7 @@ class RunSummary(BaseModel):
     risk_coverage: RiskCoverage | None = None  # judges that report a confidence per verdict
     stages: StageSummary | None = None  # staged judges (cascade): per-stage figures
     checklist: ChecklistMetrics | None = None  # checklist judge: partial-credit figures
+    skill: SkillRef | None = None  # the JudgeSkill the judge followed, if it follows one
 
 
 def load_records(run_dir: Path) -> list[CaseRecord]:

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from judge_runner.checklist import ChecklistMetrics
 from judge_runner.core import Decision, Metrics
+from judge_runner.files import write_whole
 from judge_runner.judges import LOG_FILE, PLAN_FILE, VERDICT_FILE
 from judge_runner.runs.plots import bar_chart, histogram, line_chart
 from judge_runner.runs.records import CASES_OUT, CaseRecord, RunSummary
@@ -60,7 +61,8 @@ def summary_rows(m: Metrics) -> list[SummaryRow]:
 
 def metrics_table(summary: RunSummary) -> Table:
     """The table `eval` prints: summary figures with intervals, then usage."""
-    table = Table(title=f"{summary.judge} · {summary.n_cases} cases", title_justify="left")
+    skill = f" · {summary.skill.label()}" if summary.skill else ""
+    table = Table(title=f"{summary.judge}{skill} · {summary.n_cases} cases", title_justify="left")
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("95 % interval", justify="right")
@@ -243,8 +245,8 @@ def _case_row(r: CaseRecord) -> str:
 def write_reports(run_dir: Path, summary: RunSummary, records: list[CaseRecord]) -> Path:
     """Write report.html and report.md into `run_dir`; returns the path of report.html."""
     html_path = run_dir / HTML_FILE
-    html_path.write_text(render_html(run_dir, summary, records), encoding="utf-8")
-    (run_dir / MD_FILE).write_text(render_markdown(summary, records), encoding="utf-8")
+    write_whole(html_path, render_html(run_dir, summary, records))
+    write_whole(run_dir / MD_FILE, render_markdown(summary, records))
     return html_path
 
 

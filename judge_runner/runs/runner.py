@@ -42,8 +42,9 @@ from judge_runner.core import (
     compute_metrics,
     is_correct,
 )
+from judge_runner.files import write_whole
 from judge_runner.jsonl import write_models
-from judge_runner.judges import Judge, write_products
+from judge_runner.judges import Judge, skill_dir_of, write_cancelled, write_products
 from judge_runner.runs.records import (
     CASES_OUT,
     LOG_FILE,
@@ -56,6 +57,7 @@ from judge_runner.runs.report import write_reports
 from judge_runner.runs.riskcov import risk_coverage
 from judge_runner.runs.stages import stage_summary
 from judge_runner.runs.store import RunInfo, RunStore
+from judge_runner.skills import SkillRef, skill_ref
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,9 @@ def run_eval(
         verdicts = store.verdicts()
         log.info("run_end", judged=len(todo), seconds=round(time.monotonic() - started, 3))
     records = build_records(dataset, case_ids, verdicts)
+    folder = skill_dir_of(judge)
     summary = summarize(info, str(dataset.root), records, n_judged_now=len(todo),
+                        skill=skill_ref(folder) if folder is not None else None,
                         wall_seconds=time.monotonic() - started)
     result = RunResult(run_dir=run_dir, info=info, records=records, summary=summary)
     write_outputs(result, reports=write_reports)
@@ -174,6 +178,9 @@ def _judge_all(
             late = [v for v in finished if v.case_id not in stored and v.error != cancel.CANCELLED]
             for verdict in sorted(late, key=lambda v: v.case_id):
                 keep(verdict)
+            for verdict in sorted(finished, key=lambda v: v.case_id):
+                if verdict.error == cancel.CANCELLED:
+                    log.info("cancelled", case_id=verdict.case_id)
             log.info("run_interrupted", stored_now=len(stored),
                      cancelled=sum(1 for v in finished if v.error == cancel.CANCELLED),
                      not_started=sum(1 for f in futures if f.cancelled()))
@@ -209,7 +216,10 @@ def judge_one(judge: Judge, case: CasePackage, out_dir: Path) -> Verdict:
     def error(reason: str) -> Verdict:
         verdict = Verdict(case_id=case_id, judge=judge.name, decision=Decision.ERROR,
                           error=reason, duration_s=time.monotonic() - started)
-        write_products(out_dir, None, [], verdict)
+        if reason == cancel.CANCELLED:  # recorded as cancelled, never as an error of the case
+            write_cancelled(out_dir)
+        else:
+            write_products(out_dir, None, [], verdict)
         return verdict
 
     problems = package_problems(case, case.root.parent.parent)
@@ -263,6 +273,7 @@ def summarize(
     records: list[CaseRecord],
     n_judged_now: int,
     wall_seconds: float,
+    skill: SkillRef | None = None,
 ) -> RunSummary:
     """The run summary of `records`. `dataset` names the judged data (a path, or several joined);
     only its name is kept. A Dataset is still accepted for callers written before it was a str.
@@ -280,7 +291,7 @@ def summarize(
         wall_seconds=round(wall_seconds, 3), metrics=metrics, decisions=decisions,
         n_unsupported=sum(1 for r in records if r.verdict.unsupported),
         n_unverified_quotes=sum(unverified_quotes(r.verdict) for r in records),
-        risk_coverage=risk_coverage(records), stages=stage_summary(records),
+        risk_coverage=risk_coverage(records), stages=stage_summary(records), skill=skill,
         checklist=run_checklist_metrics((r.case_id, r.verdict.details, r.label)
                                         for r in records),
     )
@@ -302,8 +313,7 @@ def write_outputs(result: RunResult, reports: bool = True) -> None:
     """Write verdicts.jsonl, metrics.json and (unless disabled) the HTML and Markdown reports."""
     run_dir = result.run_dir
     write_models(run_dir / VERDICTS_FILE, result.records)
-    (run_dir / METRICS_FILE).write_text(
-        result.summary.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    write_whole(run_dir / METRICS_FILE, result.summary.model_dump_json(indent=2) + "\n")
     if reports:
         write_reports(run_dir, result.summary, result.records)
 

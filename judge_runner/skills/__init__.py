@@ -10,7 +10,15 @@ from judge_runner.skills.lineage import (
     load_lineage,
     version_dirs,
 )
-from judge_runner.skills.model import JudgeSkill, Reference, SkillError, hash_directory, load_skill
+from judge_runner.skills.model import (
+    JudgeSkill,
+    Reference,
+    SkillError,
+    SkillRef,
+    hash_directory,
+    load_skill,
+    skill_ref,
+)
 
 __all__ = [
     "LINEAGE_FILE",
@@ -20,10 +28,12 @@ __all__ = [
     "Origin",
     "Reference",
     "SkillError",
+    "SkillRef",
     "VersionFigures",
     "check_lineage",
     "hash_directory",
     "load_lineage",
     "load_skill",
+    "skill_ref",
     "version_dirs",
 ]

@@ -45,6 +45,34 @@ class JudgeSkill(BaseModel):
     content_hash: str  # sha256 over every file of the directory (names and bytes)
 
 
+class SkillRef(BaseModel):
+    """Which JudgeSkill a run used, as every description of the run names it: where it was read
+    from, its name and version from SKILL.md (None where it has none), and its content hash."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    path: str
+    name: str
+    version: str | None
+    hash: str
+
+    def label(self) -> str:
+        """`judgeskills/v1 (judge-skill v1, 1a2b3c4d5e6f)`: one line for tables and pages."""
+        version = f" {self.version}" if self.version else ""
+        return f"{self.path} ({self.name}{version}, {self.hash[:12]})"
+
+
+def skill_ref(path: Path) -> SkillRef:
+    """The reference of the skill in folder `path`; a folder without valid front matter (a
+    rules-only skill, say) is named by its folder."""
+    try:
+        skill = load_skill(path)
+    except SkillError:
+        return SkillRef(path=str(path), name=path.name, version=None, hash=hash_directory(path))
+    return SkillRef(path=str(path), name=skill.name, version=skill.version,
+                    hash=skill.content_hash)
+
+
 def parse_front_matter(text: str, where: str) -> dict[str, str]:
     """Parse flat `key: value` front matter between two `---` lines.
 

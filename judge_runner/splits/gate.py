@@ -103,8 +103,11 @@ def _check_feasible(pool: list[PoolCase], size: int, n_fail: int, n_pass: int) -
         raise SplitError(f"gate size {size} must equal --fail {n_fail} + --pass {n_pass}")
     have = {lab: sum(1 for c in pool if c.label == lab) for lab in ("pass", "fail")}
     if have["pass"] < n_pass or have["fail"] < n_fail:
+        fits_fail, fits_pass = min(n_fail, have["fail"]), min(n_pass, have["pass"])
         raise SplitError(f"the dev pool has {have['pass']} pass and {have['fail']} fail cases; "
-                         f"a gate of {n_pass} pass + {n_fail} fail cannot be drawn from it")
+                         f"a gate of {n_pass} pass + {n_fail} fail cannot be drawn from it: "
+                         f"ask for a smaller one, e.g. --size {fits_fail + fits_pass} "
+                         f"--fail {fits_fail} --pass {fits_pass}")
 
 
 def _distance(m: Metrics, full: Metrics) -> float:

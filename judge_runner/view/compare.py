@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from judge_runner.files import write_whole
 from judge_runner.runs import CaseRecord, ChangedCase, Comparison, compare_records
 from judge_runner.templates import environment
 from judge_runner.view.pages import ASSETS, VIEW_DIR, RunPages, write_run_pages
@@ -49,12 +50,12 @@ def write_compare_page(run_a: Path, run_b: Path, out: Path | None = None,
             for a in records_a if a.case_id in by_b]
     assets = os.path.relpath(pages_b.view_dir / ASSETS, target.parent)
     env = environment("judge_runner.view", html=True)
-    target.write_text(env.get_template("compare.html.j2").render(
+    write_whole(target, env.get_template("compare.html.j2").render(
         c=comparison, rows=rows, assets=assets, nav={},
         only_a=sorted(set(r.case_id for r in records_a) - set(by_b)),
         only_b=sorted(set(by_b) - {r.case_id for r in records_a}),
         index_a=os.path.relpath(pages_a.index, target.parent),
-        index_b=os.path.relpath(pages_b.index, target.parent)), encoding="utf-8")
+        index_b=os.path.relpath(pages_b.index, target.parent)))
     return target, comparison
 
 

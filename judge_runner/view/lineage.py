@@ -24,6 +24,7 @@ from judge_runner.evolve import (
     StateInvariantError,
     skill_diff,
 )
+from judge_runner.files import write_whole
 from judge_runner.runs import VERDICTS_FILE
 from judge_runner.skills import Lineage, LineageEntry, load_lineage
 from judge_runner.templates import environment
@@ -90,9 +91,9 @@ def write_lineage_page(evolve_dir: Path, dataset: Path | None = None) -> Path:
     dirs = _skill_dirs(state)
     candidates = [_candidate_view(evolve_dir, state, c, dirs, runs, page) for c in state.candidates]
     env = environment("judge_runner.view", html=True)
-    page.write_text(env.get_template("lineage.html.j2").render(
+    write_whole(page, env.get_template("lineage.html.j2").render(
         s=state, versions=versions, candidates=candidates, assets=ASSETS, nav={},
-        title=evolve_dir.name or str(evolve_dir)), encoding="utf-8")
+        title=evolve_dir.name or str(evolve_dir)))
     return page
 
 

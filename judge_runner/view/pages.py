@@ -23,6 +23,7 @@ from pathlib import Path
 
 from judge_runner.cases import CasePackage, Dataset
 from judge_runner.core import CASE_FILE, CASES_DIR, Decision
+from judge_runner.files import write_whole
 from judge_runner.runs import (
     CASES_OUT,
     STORE_FILE,
@@ -106,7 +107,7 @@ def write_assets(view_dir: Path) -> None:
     assets = view_dir / ASSETS
     assets.mkdir(parents=True, exist_ok=True)
     for name in ("view.css", "view.js"):
-        (assets / name).write_text(env.get_template(f"{name}.j2").render(), encoding="utf-8")
+        write_whole(assets / name, env.get_template(f"{name}.j2").render())
 
 
 def write_run_pages(run_dir: Path, dataset: Path | None = None,
@@ -150,18 +151,18 @@ def write_run_pages(run_dir: Path, dataset: Path | None = None,
                                     details_json=json.dumps(details, indent=1, sort_keys=True,
                                                             ensure_ascii=False, default=str))
         path = view_dir / CASE_PAGES / names[i]
-        path.write_text(html, encoding="utf-8")
+        write_whole(path, html)
         pages[record.case_id] = path
         unverified = max(view.n_unverified, unverified_quotes(record.verdict))
         rows.append(IndexRow(record=record, href=f"{CASE_PAGES}/{names[i]}",
                              unverified=unverified, flags=_flags(record, unverified)))
     index = view_dir / INDEX
-    index.write_text(env.get_template("index.html.j2").render(
+    write_whole(index, env.get_template("index.html.j2").render(
         title=run_dir.name or str(run_dir), judge=summary.judge if summary else
         (records[0].verdict.judge if records else "?"), summary=summary,
         metric_rows=summary_rows(summary.metrics) if summary and summary.metrics else [],
         rows=rows, choices=_choices(records), flags=FLAGS, problems=problems,
-        links=links, assets=ASSETS, nav={}), encoding="utf-8")
+        links=links, assets=ASSETS, nav={}))
     return RunPages(run_dir=run_dir, view_dir=view_dir, index=index, case_pages=pages,
                     rows=tuple(rows))
 

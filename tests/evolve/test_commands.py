@@ -159,3 +159,40 @@ def test_kill_9_mid_round_then_resume(tmp_path: Path, fake_api: FakeMessagesServ
     assert report.returncode == 0, report.stderr
     assert "| v2 |" in report.stdout and "r1-false_pass_hardening" in report.stdout
     assert "optimizer: $" in report.stdout
+
+
+def test_an_interrupted_evolve_says_so_like_eval_and_resumes(
+    tmp_path: Path, fake_api: FakeMessagesServer
+) -> None:
+    """Ctrl-C and SIGTERM end evolve as they end eval: one message saying where the state is
+    kept and how to go on, exit 128 + the signal, no traceback; the rerun finishes the run and
+    a finished run leaves no staging folder behind. (Ctrl-C takes the same path as SIGTERM:
+    both reach the command as one interrupt, see cli.support.stop_status.)"""
+    signum = signal.SIGTERM
+    fake_api.responder = rewriting_optimizer
+    dataset, dev, gate, skill = setup(tmp_path)
+    run_dir = tmp_path / "run"
+    args = evolve_args(dataset, dev, gate, skill, run_dir, fake_api.base_url)
+    proc = subprocess.Popen(args, env=env(tmp_path / "calls.log", latency=0.05),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (run_dir / "state.json").is_file() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.3)  # inside the first round's judging
+        assert proc.poll() is None, proc.communicate()
+        proc.send_signal(signum)
+        _, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + signum, stderr
+    assert (f"interrupted (SIGTERM): the evolution state is kept in {run_dir}; run the same "
+            "command again to resume it") in stderr
+    assert "Traceback" not in stderr
+
+    resumed = subprocess.run(args, env=env(tmp_path / "calls.log"), capture_output=True,
+                             text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    assert not (run_dir / "promoting").exists()

@@ -18,7 +18,14 @@ from judge_runner.skills import load_lineage
 from tests.casebuilder import dev_pool
 from tests.evolve.helpers import model_evolution, write_skill
 from tests.evolve.skill_judge import SkillJudge
-from tests.fakeapi.server import FakeMessagesServer, ReceivedRequest, Reply, reply, tool_use
+from tests.fakeapi.server import (
+    FakeMessagesServer,
+    HttpError,
+    ReceivedRequest,
+    Reply,
+    reply,
+    tool_use,
+)
 
 _SKILL_IN_REQUEST = re.compile(r"## File: SKILL.md\n````\n(.*?)\n````", re.DOTALL)
 
@@ -189,7 +196,7 @@ def test_malformed_and_off_format_rewrites_are_rejected_cleanly(
 
     assert state.stop_reason == "all rounds done"
     first, second = state.candidates
-    assert first.status is CandidateStatus.FAILED
+    assert first.status is CandidateStatus.INVALID  # an answer arrived: invalid, not failed
     assert first.reason == "optimizer answered without calling propose_skill"
     assert second.status is CandidateStatus.INVALID
     assert second.reason is not None and "front matter" in second.reason
@@ -197,3 +204,38 @@ def test_malformed_and_off_format_rewrites_are_rejected_cleanly(
     assert Path(state.incumbent_dir) == skills_root / "v1"
     assert sorted(p.name for p in skills_root.iterdir() if p.is_dir()) == ["v1"]
     assert load_lineage(skills_root).get("v2") is None
+
+
+def test_an_answer_with_unsafe_reference_names_is_an_invalid_candidate(
+    tmp_path: Path, fake_api: FakeMessagesServer
+) -> None:
+    """A small model put prose keys into `references` ({"file": ..., "check": ...}). The answer
+    arrived but cannot be used: the candidate is recorded invalid with the names (as a rewrite
+    without front matter is), nothing is written under candidates/ and nothing is gated. Only
+    an optimizer call that got no answer is recorded as failed."""
+    answers = iter([
+        reply(tool_use("propose_skill", {
+            "skill_md": "---\nname: x\ndescription: y\n---\nJudge carefully.\n",
+            "references": {"file": "SKILL.md", "check": "the output exists"},
+            "rationale": "harden"})),
+    ])
+    fake_api.responder = lambda request: next(answers)
+    skills_root = tmp_path / "judgeskills"
+    state = make_evolution(tmp_path, fake_api, rounds=1).run()
+
+    (cand,) = state.candidates
+    assert cand.status is CandidateStatus.INVALID, cand
+    assert cand.reason == "propose_skill.references has unsafe file names: ['check', 'file']"
+    assert cand.gate is None and cand.skill_dir is None
+    assert not (tmp_path / "evolve" / "candidates" / cand.id).exists()
+    assert sorted(p.name for p in skills_root.iterdir() if p.is_dir()) == ["v1"]
+
+
+def test_an_optimizer_call_without_an_answer_is_a_failed_candidate(
+    tmp_path: Path, fake_api: FakeMessagesServer
+) -> None:
+    fake_api.responder = lambda request: HttpError(400, "invalid_request_error", "bad request")
+    state = make_evolution(tmp_path, fake_api, rounds=1).run()
+    (cand,) = state.candidates
+    assert cand.status is CandidateStatus.FAILED, cand
+    assert cand.reason is not None and cand.reason.startswith("optimizer model call failed")

@@ -37,6 +37,20 @@ def test_atif_steps_map_to_raw_steps() -> None:
     assert run.status is TerminationStatus.COMPLETED
 
 
+def test_a_run_cut_off_during_a_tool_call_did_not_complete() -> None:
+    """The last step is an agent step, but its tool call never got an observation: the run
+    stopped while the tool ran, so it is not marked completed."""
+    doc = _doc()
+    steps = doc["steps"]
+    assert isinstance(steps, list)
+    steps[-1] = {"step_id": 3, "source": "agent", "message": "One more check.",
+                 "tool_calls": [{"tool_call_id": "c2", "function_name": "bash",
+                                 "arguments": {"command": "pytest"}}]}
+    assert atif.parse(json.dumps(doc)).status is TerminationStatus.NO_RESULT
+    steps[-1]["observation"] = {"results": [{"source_call_id": "c2", "content": "1 passed"}]}
+    assert atif.parse(json.dumps(doc)).status is TerminationStatus.COMPLETED
+
+
 @pytest.mark.parametrize("content", ["not json", json.dumps({"steps": []}),
                                      json.dumps({"schema_version": "ATIF-v1.4", "steps": 3})])
 def test_non_atif_documents_raise(content: str) -> None:

@@ -41,7 +41,8 @@ def test_failures_set_the_exit_code(tmp_path: Path) -> None:
     assert done.returncode == 1 and "missing result.json" in done.stderr
     bad = _run("validate", str(tmp_path / "missing"))
     assert bad.returncode == 2
-    assert bad.stderr.startswith("error: dataset folder not found:"), bad.stderr
+    assert bad.stderr == (f"error: {tmp_path / 'missing'}: no such dataset folder (a dataset "
+                          "is what `judge-runner import` writes)\n"), bad.stderr
     unshown = _run("show", str(tmp_path / "missing"))
     assert unshown.returncode == 2
     assert unshown.stderr.startswith(f"error: cannot show {tmp_path / 'missing'}:"), unshown.stderr

@@ -154,8 +154,10 @@ def test_artifact_paths_the_file_system_refuses_become_unknown(tmp_path: Path) -
     trials, tasks, out = tmp_path / "trials", tmp_path / "tasks", tmp_path / "out"
     make_task(tasks)
     long_name = "/root/" + "n" * 300 + ".txt"
+    climbing = "/root/x\x00/../../etc"  # its `..` must not be resolved into a real `/etc`
     transcript = writing_run({"/root/bad\x00name.txt": "A", long_name: "B", "/root/out": "C",
-                              "/root/out/inner.txt": "D", "/root/fine.txt": "E"})
+                              "/root/out/inner.txt": "D", "/root/fine.txt": "E",
+                              climbing: "F"})
     make_trial(trials, "bad-paths", transcript)
     report = import_trials([trials], out, ImportOptions(task_dirs=[tasks]))
     assert report.trials[0].status is TrialStatus.IMPORTED, report.trials[0].reason
@@ -163,7 +165,9 @@ def test_artifact_paths_the_file_system_refuses_become_unknown(tmp_path: Path) -
     arts = {a.path: a for a in case.meta.artifacts}
     assert arts["/root/fine.txt"].stored_as == "root/fine.txt"
     assert arts["/root/out"].stored_as == "root/out"
+    assert "/etc" not in arts
     for path, why in (("/root/bad\x00name.txt", "contains a NUL byte"),
+                      (climbing, "contains a NUL byte"),
                       (long_name, "a path component is over 255 bytes"),
                       ("/root/out/inner.txt", "'root/out' is stored as a file")):
         assert arts[path].provenance.value == "unknown" and arts[path].stored_as is None

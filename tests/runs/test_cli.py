@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -66,7 +67,7 @@ def test_eval_prints_table_and_report_path(tmp_path: Path) -> None:
 def test_eval_bad_input_is_a_clear_error(tmp_path: Path) -> None:
     done = subprocess.run(_cmd("eval", str(tmp_path / "nope"), "--judge", "rules"),
                           env=_env(tmp_path, 0.0), capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and "is not a dataset" in done.stderr
+    assert done.returncode == 2 and "no such dataset folder" in done.stderr
     ds = answer_dataset(tmp_path / "ds", mixed_answers(2))
     done = subprocess.run(_cmd("eval", str(ds), "--judge", "nosuch"), env=_env(tmp_path, 0.0),
                           capture_output=True, text=True, timeout=60)
@@ -282,6 +283,13 @@ def test_ctrl_c_cancels_in_flight_agent_sessions_and_rerun_finishes(
         db.close()
         assert kept == {"case-0": "fail", "case-1": "pass"}, "only finished cases are stored"
         assert not (run_dir / "metrics.json").exists()
+        # The cases in flight are recorded and logged as cancelled, never as errors of theirs.
+        in_flight = sorted(p.parent.name for p in (run_dir / "cases").glob("*/cancelled.txt"))
+        assert in_flight and set(in_flight) <= {"case-2", "case-3", "case-4"}, in_flight
+        for case_id in in_flight:
+            assert not (run_dir / "cases" / case_id / "verdict.json").exists()
+            assert re.search(rf"cancelled\s.*{case_id}", stderr), stderr
+        assert "decision=error" not in stderr and "sandbox failed" not in stderr, stderr
 
         server.responder = sessions.responder_for(scripts)  # answer at once from now on
         seen_before = len(server.bodies)

@@ -20,6 +20,7 @@ from judge_runner.cases import (
 )
 from judge_runner.core import Decision, Plan, PlanItem, Verdict
 from judge_runner.judges.products import (
+    CANCELLED_FILE,
     LOG_FILE,
     NO_PLAN,
     PLAN_FILE,
@@ -253,7 +254,9 @@ def test_an_error_once_the_run_is_cancelled_counts_as_cancelled(
         verdict = judge_one(_ErrorsWhenCancelled(event, raises), ds.case("case-000"),
                             tmp_path / "out")
     assert verdict.decision is Decision.ERROR and verdict.error == cancel.CANCELLED
-    assert read_verdict(tmp_path / "out") == verdict
+    # recorded as cancelled: no error verdict.json left for the case, cancelled.txt instead
+    assert not (tmp_path / "out" / VERDICT_FILE).exists()
+    assert (tmp_path / "out" / CANCELLED_FILE).read_text().startswith("cancelled:")
     # Outside a cancelled run the same error is the case's own.
     kept = judge_one(_ErrorsWhenCancelled(threading.Event(), raises), ds.case("case-000"),
                      tmp_path / "out2")

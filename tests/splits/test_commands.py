@@ -34,6 +34,26 @@ def test_build_then_gate(examples_dataset: Path) -> None:
     assert len(ids) == 3 and set(ids) <= set(read_split(bench / "dev.txt"))
 
 
+def test_a_gate_too_big_for_the_pool_names_sizes_that_fit(examples_dataset: Path) -> None:
+    """The defaults (36 = 27 fail + 9 pass) cannot be drawn from a small pool: the error names
+    the flags and sizes that can; the build said its splits were small, in words, not dicts."""
+    bench = examples_dataset / "bench"
+    built = _run("bench", "build", str(examples_dataset), "--eval-size", "3")
+    assert built.returncode == 0, built.stderr
+    assert "{" not in built.stdout and "labels 5 fail, 4 pass" in built.stdout, built.stdout
+    assert "kept 12 of 12 cases: dropped 0 over the limits and 0 in 0 single-outcome" \
+        in built.stdout, built.stdout
+    assert "warning: the eval split has only 3 cases, so one case moves its accuracy by 0.33" \
+        in built.stderr, built.stderr
+    gate = _run("bench", "gate", "--dev", str(bench))
+    assert gate.returncode == 2
+    (line,) = gate.stderr.splitlines()
+    assert line.endswith("ask for a smaller one, e.g. --size 9 --fail 5 --pass 4"), line
+    fits = _run("bench", "gate", "--dev", str(bench), "--size", "6", "--fail", "3", "--pass", "3")
+    assert fits.returncode == 0, fits.stderr
+    assert "gate: 6 cases (3 fail, 3 pass)" in fits.stdout
+
+
 def test_gate_refuses_a_relabeled_dataset(examples_dataset: Path) -> None:
     bench = examples_dataset / "bench"
     assert _run("bench", "build", str(examples_dataset), "--eval-size", "3").returncode == 0

@@ -36,7 +36,7 @@ from judge_runner.judges.agent import events, prompt
 from judge_runner.judges.agent.session import Session
 from judge_runner.judges.agent.tools import DEFAULT_PAGE_CHARS, tool_definitions
 from judge_runner.judges.llm import ClientFactory, SandboxFactory
-from judge_runner.judges.products import write_products
+from judge_runner.judges.products import write_cancelled, write_products
 from judge_runner.log import get_logger
 from judge_runner.models import (
     ModelClient,
@@ -120,6 +120,11 @@ class AgentJudge:
     def tools(self) -> list[dict[str, Any]]:
         return tool_definitions(self.allow_abstain)
 
+    @property
+    def skill_dir(self) -> Path | None:
+        """The folder of the JudgeSkill this judge follows (None: judging without one)."""
+        return None if self.skill is None else self.skill.path
+
     def config(self) -> dict[str, Any]:
         return {
             "judge": self.name,
@@ -181,9 +186,17 @@ class AgentJudge:
                 run.error = f"model call failed: {exc}"
         except cancel.Cancelled:
             run.error = cancel.CANCELLED
+        if run.error is not None and cancel.requested():
+            # Most likely the stop's own doing (its sandbox removed under it): a cancellation,
+            # never reported as a "sandbox failed" error of the case.
+            run.error = cancel.CANCELLED
         verdict = run.verdict(case_id, time.monotonic() - started)
         events.end(out_dir, verdict.decision.value, verdict.error)
         session = run.session
+        if verdict.error == cancel.CANCELLED:
+            write_cancelled(out_dir)
+            log.info("cancelled", case=case_id, judge=self.name)
+            return verdict
         write_products(out_dir, session.plan if session else None,
                        session.log if session else [], verdict)
         log.info("judged", case=case_id, judge=self.name, decision=verdict.decision.value,
