@@ -75,8 +75,8 @@ __all__ = [
     "propose",
     "read_log",
     "settings_of",
-    "takes",
     "skill_dir_of",
+    "takes",
     "write_cancelled",
     "write_products",
 ]

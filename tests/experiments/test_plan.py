@@ -100,7 +100,8 @@ def test_row_options_are_the_eval_flags(tmp_path: Path, monkeypatch: pytest.Monk
 
 def test_options_a_judge_would_not_use_are_refused_before_anything_runs(tmp_path: Path) -> None:
     plan = load_plan(_write(tmp_path, GOOD.replace("max_output_tokens = 100", "max_turns = 3")))
-    with pytest.raises(PlanError, match=r"rows.b: unknown option\(s\) for the direct judge"):
+    with pytest.raises(PlanError,
+                       match=r"rows.b: -o max_turns: unknown option\(s\) for the direct judge"):
         check_row(plan, plan.row("b"))
     bad_sandbox = load_plan(_write(tmp_path, GOOD.replace('judge = "rules"',
                                                           'judge = "rules"\nsandbox = "vm"')))
