@@ -22,13 +22,13 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "judge_runner"
 
 # Bottom to top, in the order data flows: cases are imported and normalized (ingest), judged by
-# models in sandboxes with skills (judges; the checklist judge and its partial-credit scores sit
-# just above them), judged runs are scored (runs, whose metrics include the checklist scores),
-# runs build the gate (splits), skills evolve through the gate (evolve), Harbor runs judges as
-# trials, view renders runs and lineages, experiments run plans of many judges into runs and
-# report them together, and cli composes it all.
-STAGES = ("cases", "ingest", "models", "sandbox", "skills", "judges", "checklist", "runs",
-          "splits", "evolve", "harbor", "view", "experiments")
+# models in sandboxes with skills (judges, deciding by their calibration; the checklist judge and
+# its partial-credit scores sit just above them), judged runs are scored (runs, whose metrics
+# include the checklist scores), runs build the gate (splits), skills evolve through the gate
+# (evolve), Harbor runs judges as trials, view renders runs and lineages, experiments run plans
+# of many judges into runs and report them together, and cli composes it all.
+STAGES = ("cases", "ingest", "models", "sandbox", "skills", "calibration", "judges", "checklist",
+          "runs", "splits", "evolve", "harbor", "view", "experiments")
 # Modules at the package root that belong to a stage (`python -m judge_runner` runs the CLI).
 ROOT_MEMBERS = {"__main__": "cli"}
 FOUNDATION = frozenset({"cancel", "closing", "files", "jsonl", "log", "templates", "text"})

@@ -88,6 +88,14 @@ AbstainOpt = Annotated[
         "--allow-abstain", help="Let the judge abstain; reported as coverage, never pass or fail."
     ),
 ]
+CalibrationOpt = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--calibration",
+        help="Calibration file from `calibrate`: decide only at or above its threshold, abstain "
+             "below. A cascade takes one per stage, in stage order (one fewer: last stage forced).",
+    ),
+]
 KnobsOpt = Annotated[
     list[str] | None,
     typer.Option("--option", "-o", help="Judge knob KEY=VALUE (JSON value), e.g. -o max_turns=30."),
@@ -118,6 +126,7 @@ def judge_options(
     replay: Path | None = None,
     allow_abstain: bool = False,
     knobs: list[str] | None = None,
+    calibration: list[Path] | None = None,
 ) -> JudgeOptions:
     return JudgeOptions(
         skill=skill,
@@ -127,6 +136,7 @@ def judge_options(
         sandbox=sandbox,
         replay=replay,
         allow_abstain=allow_abstain,
+        calibration=list(calibration or []),
         extra=parse_knobs(knobs or []),
     )
 
@@ -140,6 +150,7 @@ _JUDGE_PARAMETERS: tuple[tuple[str, Any, Any], ...] = (
     ("sandbox", SandboxOpt, None),
     ("replay", ReplayOpt, None),
     ("allow_abstain", AbstainOpt, False),
+    ("calibration", CalibrationOpt, None),
     ("option", KnobsOpt, None),
 )
 

@@ -1,7 +1,8 @@
-"""CLI: `eval`, `compare`, `verdicts`, `select`."""
+"""CLI: `eval`, `compare`, `verdicts`, `select`, `calibrate`."""
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 from enum import StrEnum
 from pathlib import Path
@@ -255,7 +256,57 @@ def select_command(
     _stdout.print(f"report: {out / 'select.html'}", highlight=False, soft_wrap=True)
 
 
+def calibrate_command(
+    dev_run: Annotated[Path, typer.Argument(help="A finished run over labelled dev cases.")],
+    agreement: Annotated[float, typer.Option(
+        "--agreement", help="Agreement with the verifier to guarantee on decided cases (1 − α).")] = 0.8,
+    delta: Annotated[float, typer.Option(
+        "--delta", help="Chance the guarantee may fail (δ).")] = 0.1,
+    out: Annotated[Path, typer.Option("--out", help="Where the calibration goes.")]
+    = Path("calibration.json"),
+    skill: Annotated[Path | None, typer.Option(
+        "--skill", help="Rules runs: the JudgeSkill the run was judged with (default the "
+                        "bundled one).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Rules runs: seed of the task split.")]
+    = 0,
+) -> None:
+    """Choose the confidence threshold at which a judge agrees with the verifier, with a
+    guarantee (fixed-sequence exact binomial tests); for the rules judge, also fit its
+    combination on half of the dev tasks and choose the threshold on the other half."""
+    from judge_runner.calibration import save
+    from judge_runner.judges import RulesError, default_skill_dir, known_checks, load_rules
+    from judge_runner.runs.calibrate import CalibrateError, calibrate_run
+    from judge_runner.runs.records import load_summary
+
+    for name, value in (("--agreement", agreement), ("--delta", delta)):
+        if not 0 < value < 1:
+            raise typer.BadParameter(f"must lie strictly between 0 and 1, got {value:g}",
+                                     param_hint=name)
+    try:
+        rules = digest = None
+        if load_summary(dev_run).judge == "rules":
+            skill_dir = skill or default_skill_dir()
+            rules = load_rules(skill_dir, known_checks())
+            digest = hashlib.sha256((skill_dir / "checks.toml").read_bytes()).hexdigest()
+        calibration = calibrate_run(dev_run, alpha=round(1 - agreement, 12), delta=delta,
+                                    rules=rules, rules_sha256=digest, seed=seed)
+    except (FileNotFoundError, CalibrateError, RulesError) as exc:
+        raise fail(str(exc)) from exc
+    save(calibration, out)
+    if calibration.threshold is None:
+        _stdout.print(f"no threshold passes: on {calibration.n} labelled dev cases no "
+                      f"confidence reaches {agreement:.0%} agreement at δ = {delta:g}; the "
+                      "judge will abstain on every case (coverage 0)", highlight=False)
+    else:
+        _stdout.print(f"threshold {calibration.threshold:g}: dev coverage "
+                      f"{calibration.coverage:.1%}, agreement {calibration.dev_agreement:.1%} "
+                      f"on n = {calibration.n}", highlight=False)
+    _stdout.print(calibration.guarantee(), highlight=False, soft_wrap=True)
+    _stdout.print(f"calibration: {out}", highlight=False, soft_wrap=True)
+
+
 def register(app: typer.Typer) -> None:
+    app.command("calibrate")(calibrate_command)
     app.command("eval")(eval_command)
     app.command("compare")(compare_command)
     app.command("verdicts")(verdicts_command)

@@ -102,6 +102,10 @@ class Verdict(BaseModel):
     rationale: str = ""
     citations: list[str] = Field(default_factory=list)  # Inspection ids
     score: float | None = None  # judge-specific confidence/score in [0, 1] when it has one
+    # How sure the judge is of its decision (its forced decision when it abstained), in [0, 1]:
+    # the rules judge's calibrated probability of the side it chose, a vote share, or a stated
+    # confidence. What `calibrate` thresholds; None when the judge gives none.
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
     unsupported: bool = False  # citations did not resolve after the repair turn
     error: str | None = None  # reason, when decision is ERROR
     usage: Usage = Field(default_factory=Usage)

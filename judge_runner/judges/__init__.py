@@ -5,6 +5,7 @@ from judge_runner.judges.agent import AgentJudge
 from judge_runner.judges.agent.evidence import json_unescaped
 from judge_runner.judges.agent.tools import READ_FILE, RECORD_INSPECTION, SUBMIT_VERDICT, WRITE_PLAN
 from judge_runner.judges.base import Judge, skill_dir_of
+from judge_runner.judges.calibrated import CalibratedJudge, calibrated
 from judge_runner.judges.llm import ClientFactory, ModelJudgeSettings, client_factory
 from judge_runner.judges.products import (
     CANCELLED_FILE,
@@ -29,8 +30,14 @@ from judge_runner.judges.registry import (
     check_options,
     takes,
 )
+from judge_runner.judges.rules.calibrate import Evidence as RulesEvidence
+from judge_runner.judges.rules.calibrate import fit as fit_combination
+from judge_runner.judges.rules.calibrate import side as rules_side
+from judge_runner.judges.rules.calibrate import with_score
+from judge_runner.judges.rules.checks import known_checks
+from judge_runner.judges.rules.judge import default_skill_dir
 from judge_runner.judges.rules.optimizer import DevResult, propose
-from judge_runner.judges.rules.spec import RulesError
+from judge_runner.judges.rules.spec import RulesError, RuleSet, ScoreMethod, load_rules
 from judge_runner.judges.sizes import AgentShape, Call, CaseCalls, case_calls, settings_of
 
 __all__ = [
@@ -47,6 +54,7 @@ __all__ = [
     "WRITE_PLAN",
     "AgentJudge",
     "AgentShape",
+    "CalibratedJudge",
     "Call",
     "CaseCalls",
     "ClientFactory",
@@ -63,20 +71,30 @@ __all__ = [
     "Outcome",
     "Plan",
     "PlanItem",
+    "RuleSet",
     "RulesError",
+    "RulesEvidence",
+    "ScoreMethod",
     "SkillChoice",
     "UnknownJudgeError",
     "Verdict",
     "build_judge",
+    "calibrated",
     "case_calls",
     "check_options",
     "client_factory",
+    "default_skill_dir",
+    "fit_combination",
     "json_unescaped",
+    "known_checks",
+    "load_rules",
     "propose",
     "read_log",
+    "rules_side",
     "settings_of",
     "skill_dir_of",
     "takes",
+    "with_score",
     "write_cancelled",
     "write_products",
 ]

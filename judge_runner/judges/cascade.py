@@ -1,42 +1,68 @@
-"""The cascade judge (``--judge cascade``): the rules judge decides what it is sure of, a model
-judge the rest.
+"""The cascade judge (``--judge cascade``): cheap stages decide what they are sure of, costlier
+stages the rest.
 
-Stage 1 is the rules judge with abstention on (its `[verdict] abstain_margin` decides what
-"sure" means, on its calibrated probability). A case it decides (pass or fail) is final and costs
-nothing. A case it abstains on goes to stage 2, the model judge named by ``-o second=NAME``
-(direct, agent, rubric or multi; built from the same --model, --skill, --sandbox, --base-url and
-the remaining -o knobs). With ``-o findings=true`` (the default) stage 2 also gets the rules
+Stages are named by ``-o stages=rules,direct:MODEL_A,agent:MODEL_B`` (any length; a stage is a
+judge name, optionally with its model after a colon; without one it takes ``--model``). Without
+``stages`` the cascade is the rules judge followed by ``-o second=NAME`` (default direct), and
+its stages are called ``rules`` and ``model``.
+
+Each stage sees only the cases every earlier stage left undecided (abstained on). A stage's
+decided verdict (pass or fail) is final; an error of any stage is the case's error verdict
+(never a pass or a fail, and never handed on); a case the rules judge cannot read is not sent
+to a model.
+
+When a stage abstains:
+
+- with ``--calibration`` given once per stage (in stage order), every stage decides at or above
+  its calibrated threshold and abstains below it (`calibrated.py`), the last one too: the case
+  is then an abstention;
+- with one file fewer than stages, the last stage is uncalibrated and forced to decide: the
+  guarantee then covers only the calibrated stages, and the run's report says so;
+- without calibrations, a rules stage abstains by its skill's `abstain_margin`, and every other
+  stage but the last must be calibrated (otherwise it would decide every case and the stages
+  after it would never run); the last stage decides (abstains only with ``--allow-abstain``).
+
+With ``-o findings=true`` (the default) a stage right after a rules stage also gets the rules
 judge's findings as a section marked as another judge's leads to check, not evidence to trust
 (`briefing.py`).
 
-Products: each stage writes into ``stages/<stage>/`` of the case folder (so replay finds the
-model's transcript there); the case folder's plan.md and inspection_log.jsonl are those of the
-deciding stage, and verdict.json is the cascade's verdict with ``details["stage"]`` ("rules" or
-"model"), the rules stage's probability and, for model-stage cases, the model judge's details.
-An error of either stage is an error verdict (never a pass or a fail); a case the rules judge
-cannot read is not sent to the model.
+Products: each stage writes into ``stages/<dir>/`` of the case folder (so replay finds a model's
+transcript there); the case folder's plan.md and inspection_log.jsonl are those of the last
+stage that ran, and verdict.json is the cascade's verdict with ``details["stage"]`` (the stage
+that decided, or the last that ran), ``details["stages"]`` (what each stage that ran said: its
+decision, forced decision, confidence, calibration) and the deciding stage's details.
 
-Knobs: ``second`` (default direct), ``findings`` (default true), ``rules_skill`` (a rules
-JudgeSkill directory; default the bundled one; ``--skill`` goes to the second judge).
+Knobs: ``stages``, ``second`` (default direct), ``findings`` (default true), ``rules_skill`` (a
+rules JudgeSkill directory; default the bundled one; ``--skill`` goes to the model stages that
+take one).
 """
 
 from __future__ import annotations
 
+import re
 import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from pydantic import StrictBool, field_validator
 
+from judge_runner.calibration import forced_decision, load
 from judge_runner.cases import CasePackage
-from judge_runner.core import Decision, Verdict
+from judge_runner.core import Decision, Usage, Verdict
 from judge_runner.judges.base import Judge
 from judge_runner.judges.briefing import TakesBriefing, render_briefing
+from judge_runner.judges.calibrated import calibrated, takes_briefing
 from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE, read_log
-from judge_runner.judges.registry import JudgeOptions, JudgeSettings, build_judge, forwards
+from judge_runner.judges.registry import (
+    JudgeOptions,
+    JudgeSettings,
+    build_judge,
+    forwards,
+    uses_flag,
+)
 from judge_runner.judges.rules import RulesJudge
 from judge_runner.judges.rules.judge import default_skill_dir
 
@@ -44,49 +70,65 @@ NAME = "cascade"
 STAGES_DIR = "stages"
 RULES_STAGE = "rules"
 MODEL_STAGE = "model"
-SECOND_JUDGES = frozenset({"direct", "agent", "rubric", "multi"})
-OWN_KNOBS = frozenset({"second", "findings", "rules_skill"})
+STAGE_JUDGES = frozenset({"rules", "direct", "agent", "rubric", "multi"})
+SECOND_JUDGES = STAGE_JUDGES - {"rules"}
+
+
+@dataclass(frozen=True)
+class Stage:
+    label: str  # as verdicts and reports name it
+    dir: str  # under stages/ of the case folder
+    judge: Judge
+    calibrated: bool
+    briefed: bool = False  # gets the rules judge's findings of the stage before
 
 
 @dataclass(frozen=True)
 class CascadeJudge:
-    rules: RulesJudge
-    second: Judge
-    second_name: str
-    findings: bool = True
+    stages: tuple[Stage, ...]
     allow_abstain: bool = False
     name: str = NAME
 
     def config(self) -> dict[str, Any]:
-        return {"judge": self.name, "rules": self.rules.config(), "second": self.second_name,
-                "second_config": self.second.config(), "findings": self.findings,
-                "allow_abstain": self.allow_abstain}
+        return {"judge": self.name, "allow_abstain": self.allow_abstain,
+                "stages": [{"stage": s.label, "config": s.judge.config(),
+                            "calibrated": s.calibrated, "briefed": s.briefed}
+                           for s in self.stages]}
 
     def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
         started = time.monotonic()
-        rules_dir = out_dir / STAGES_DIR / RULES_STAGE
-        first = self.rules.judge(case, rules_dir)
-        summary = {"decision": first.decision.value, "score": first.score,
-                   "probability": first.details.get("probability"),
-                   "confidence": first.details.get("confidence"), "dir": _rel(rules_dir, out_dir)}
-        if first.decision is not Decision.ABSTAIN:  # decided, or unreadable: no model call
-            verdict = first.model_copy(update={
-                "judge": self.name,
-                "details": {**first.details, "stage": RULES_STAGE, "rules": summary}})
-            return _finish(out_dir, rules_dir, verdict, started)
-        second_dir = out_dir / STAGES_DIR / self.second_name
-        briefing = render_briefing(read_log(rules_dir), first) if self.findings else ""
-        if briefing and isinstance(self.second, TakesBriefing):
-            answer = self.second.judge_briefed(case, second_dir, briefing)
-        else:
-            answer = self.second.judge(case, second_dir)
-        details: dict[str, Any] = {"stage": MODEL_STAGE, "second": self.second_name,
-                                   "rules": summary, "second_details": answer.details,
-                                   "briefed": bool(briefing), "dir": _rel(second_dir, out_dir)}
-        if "evidence" in answer.details:
-            details["evidence"] = answer.details["evidence"]
-        verdict = answer.model_copy(update={"judge": self.name, "details": details})
-        return _finish(out_dir, second_dir, verdict, started)
+        said: list[dict[str, Any]] = []
+        usage = Usage()
+        briefing = ""
+        for stage in self.stages:
+            stage_dir = out_dir / STAGES_DIR / stage.dir
+            if stage.briefed and briefing and takes_briefing(stage.judge):
+                answer = cast(TakesBriefing, stage.judge).judge_briefed(case, stage_dir, briefing)
+            else:
+                answer = stage.judge.judge(case, stage_dir)
+            forced = forced_decision(answer)
+            usage = usage + answer.usage
+            said.append({"stage": stage.label, "decision": answer.decision.value,
+                         "forced": forced.value if forced else None,
+                         "confidence": answer.confidence, "calibrated": stage.calibrated,
+                         "briefed": bool(stage.briefed and briefing),
+                         "dir": _rel(stage_dir, out_dir),
+                         "usage": answer.usage.model_dump()})
+            if answer.decision is not Decision.ABSTAIN:
+                break
+            briefing = (render_briefing(read_log(stage_dir), answer)
+                        if isinstance(stage.judge, RulesJudge) or _rules_inside(stage) else "")
+        details: dict[str, Any] = {**answer.details, "stage": stage.label, "stages": said}
+        if said[0]["stage"] == RULES_STAGE and len(said) > 1:
+            details["rules"] = said[0]
+        verdict = answer.model_copy(update={"judge": self.name, "details": details,
+                                            "usage": usage})
+        return _finish(out_dir, stage_dir, verdict, started)
+
+
+def _rules_inside(stage: Stage) -> bool:
+    inner = getattr(stage.judge, "inner", None)
+    return isinstance(inner, RulesJudge)
 
 
 def _rel(path: Path, base: Path) -> str:
@@ -94,7 +136,7 @@ def _rel(path: Path, base: Path) -> str:
 
 
 def _finish(out_dir: Path, stage_dir: Path, verdict: Verdict, started: float) -> Verdict:
-    """Copy the deciding stage's plan and log up, write the cascade's verdict."""
+    """Copy the last stage's plan and log up, write the cascade's verdict."""
     verdict = verdict.model_copy(update={"duration_s": round(time.monotonic() - started, 3)})
     out_dir.mkdir(parents=True, exist_ok=True)
     for name in (PLAN_FILE, LOG_FILE):
@@ -109,10 +151,11 @@ def _finish(out_dir: Path, stage_dir: Path, verdict: Verdict, started: float) ->
 
 
 class CascadeSettings(JudgeSettings):
-    """The cascade's own knobs; every other option goes to the second judge."""
+    """The cascade's own knobs; every other option goes to the model stages."""
 
-    second: str = "direct"
-    findings: StrictBool = True  # hand the rules judge's findings to the second judge
+    stages: str | None = None  # e.g. "rules,direct:MODEL_A,agent:MODEL_B"
+    second: str = "direct"  # without `stages`: rules, then this judge
+    findings: StrictBool = True  # hand the rules judge's findings to the stage after it
     rules_skill: Path | None = None  # default: the bundled judgeskills/v2
 
     @field_validator("second")
@@ -123,20 +166,106 @@ class CascadeSettings(JudgeSettings):
                              f"{', '.join(sorted(SECOND_JUDGES))}")
         return name
 
+    @field_validator("stages")
+    @classmethod
+    def _known_stages(cls, text: str | None) -> str | None:
+        if text is not None:
+            parse_stages(text)
+        return text
 
-def _second(settings: CascadeSettings) -> str:
-    return settings.second
+    def stage_specs(self) -> list[tuple[str, str | None]]:
+        if self.stages is None:
+            return [(RULES_STAGE, None), (self.second, None)]
+        return parse_stages(self.stages)
 
 
-@forwards(CascadeSettings, "cascade", to=_second)
-def make_judge(settings: CascadeSettings, second_options: JudgeOptions) -> CascadeJudge:
-    """Build the cascade. Raises JudgeConfigError for an unknown second judge, a bad
-    ``findings`` value or findings for a judge that cannot take them; the second judge's own
-    factory raises for its problems (missing model, unknown knob, ...)."""
-    rules = RulesJudge(settings.rules_skill or default_skill_dir(), allow_abstain=True)
-    second = build_judge(settings.second, second_options)
-    if settings.findings and not isinstance(second, TakesBriefing):
-        raise JudgeConfigError(f"cascade: the {settings.second} judge cannot take the rules "
-                               "judge's findings; use -o findings=false")
-    return CascadeJudge(rules=rules, second=second, second_name=settings.second,
-                        findings=settings.findings, allow_abstain=settings.allow_abstain)
+def parse_stages(text: str) -> list[tuple[str, str | None]]:
+    """``judge[:model]`` entries, comma-separated; ValueError for an unknown judge or fewer
+    than two stages."""
+    specs: list[tuple[str, str | None]] = []
+    for entry in (e.strip() for e in text.split(",")):
+        judge, _, model = entry.partition(":")
+        if judge not in STAGE_JUDGES:
+            raise ValueError(f"cascade: stage {entry!r} is not one of "
+                             f"{', '.join(sorted(STAGE_JUDGES))} (optionally NAME:MODEL)")
+        if judge == RULES_STAGE and model:
+            raise ValueError(f"cascade: the rules stage takes no model ({entry!r})")
+        specs.append((judge, model or None))
+    if len(specs) < 2:
+        raise ValueError(f"cascade: stages={text!r} names {len(specs)} stage; a cascade needs "
+                         "at least two")
+    return specs
+
+
+def _labels(settings: CascadeSettings) -> list[tuple[str, str]]:
+    """(label, dir) per stage: `rules`/`model` for the two-stage default, else the stage
+    entries themselves (numbered when one repeats)."""
+    specs = settings.stage_specs()
+    if settings.stages is None:
+        return [(RULES_STAGE, RULES_STAGE), (MODEL_STAGE, settings.second)]
+    names = [f"{j}:{m}" if m else j for j, m in specs]
+    labels = [f"{i}-{n}" if names.count(n) > 1 else n for i, n in enumerate(names, start=1)]
+    return [(label, re.sub(r"[^A-Za-z0-9._-]+", "_", label)[:60]) for label in labels]
+
+
+def stage_options(settings: CascadeSettings,
+                  rest: JudgeOptions) -> list[tuple[str, JudgeOptions]]:
+    """Each model stage's share of the options: its model, the flags and knobs its judge takes
+    (the rules stage is built by the cascade itself and gets none)."""
+    shares: list[tuple[str, JudgeOptions]] = []
+    for judge, model in settings.stage_specs():
+        if judge == RULES_STAGE:
+            continue
+        update: dict[str, Any] = {"calibration": [], "allow_abstain": False}
+        if model:
+            update["model"] = model
+        share = rest.model_copy(update=update)
+        said = share.said()
+        for flag in ("skill", "sandbox", "models"):
+            if flag in said and not uses_flag(judge, flag):
+                share = share.model_copy(update={flag: [] if flag == "models" else None})
+        shares.append((judge, share))
+    return shares
+
+
+@forwards(CascadeSettings, "cascade", to=stage_options)
+def make_judge(settings: CascadeSettings, rest: JudgeOptions) -> CascadeJudge:
+    """Build the stages. Raises JudgeConfigError for an unknown stage judge, a wrong number of
+    calibration files, an uncalibrated model stage before the last, or findings for a judge
+    that cannot take them; CalibrationError for a calibration of another configuration; a
+    stage's own factory raises for its problems (missing model, unknown knob, ...)."""
+    specs = settings.stage_specs()
+    files = list(rest.calibration)
+    if files and len(files) not in (len(specs), len(specs) - 1):
+        raise JudgeConfigError(f"cascade: {len(specs)} stages take {len(specs)} calibration "
+                               f"files (or {len(specs) - 1}, the last stage then forced), got "
+                               f"{len(files)}")
+    shares = iter(stage_options(settings, rest))
+    stages: list[Stage] = []
+    for index, ((judge_name, _), (label, folder)) in enumerate(zip(specs, _labels(settings),
+                                                                   strict=True)):
+        last = index == len(specs) - 1
+        if judge_name == RULES_STAGE:
+            judge: Judge = RulesJudge(settings.rules_skill or default_skill_dir(),
+                                      allow_abstain=not last or settings.allow_abstain)
+        else:
+            name, share = next(shares)
+            if last and settings.allow_abstain:
+                share = share.model_copy(update={"allow_abstain": True})
+            judge = build_judge(name, share)
+        calibration = files[index] if index < len(files) else None
+        if calibration is not None:
+            judge = calibrated(judge, load(calibration), str(calibration))
+        elif not last and judge_name != RULES_STAGE:
+            raise JudgeConfigError(f"cascade: stage {label!r} is not the last and has no "
+                                   "calibration, so it would decide every case; give one "
+                                   "--calibration per stage")
+        briefed = (settings.findings and index > 0 and specs[index - 1][0] == RULES_STAGE)
+        if briefed and not takes_briefing(judge):
+            if settings.stages is None:
+                raise JudgeConfigError(f"cascade: the {judge_name} judge cannot take the rules "
+                                       "judge's findings; use -o findings=false")
+            briefed = False
+        stages.append(Stage(label=label, dir=folder, judge=judge,
+                            calibrated=calibration is not None, briefed=briefed))
+    return CascadeJudge(stages=tuple(stages), allow_abstain=settings.allow_abstain)

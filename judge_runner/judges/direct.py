@@ -20,10 +20,25 @@ from pydantic import Field
 from judge_runner.cases import CasePackage
 from judge_runner.core import Decision, Usage, Verdict
 from judge_runner.judges import oneshot
+from judge_runner.judges.annotators import (
+    DEFAULT_CHARS,
+    DEFAULT_PER_SET,
+    Example,
+    example_set,
+    load_examples,
+    render_examples,
+)
 from judge_runner.judges.digest import render_digest
-from judge_runner.judges.llm import ClientFactory, ModelJudgeSettings, client_factory, require_model
+from judge_runner.judges.llm import (
+    ClientFactory,
+    JudgeConfigError,
+    ModelJudgeSettings,
+    client_factory,
+    require_model,
+)
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import takes
+from judge_runner.text import sha256_text
 
 DEFAULT_MAX_PROMPT_TOKENS = 150_000
 DEFAULT_MAX_OUTPUT_TOKENS = 2048
@@ -53,9 +68,26 @@ class OneCallJudge:
 
 @dataclass(frozen=True)
 class DirectJudge(OneCallJudge):
-    """One-call judge; settings as in OneCallJudge."""
+    """One-call judge; settings as in OneCallJudge, plus the simulated annotators
+    (`annotators.py`): annotators: how many calls vote (k, default 1: one call whose stated
+    confidence is the verdict's); examples: the condensed labelled dev cases the k example sets
+    are drawn from (none: every call sees the case alone); per_set: examples per set;
+    seed: of the draw."""
 
     name: str = "direct"
+    annotators: int = 1
+    examples: tuple[Example, ...] = ()
+    per_set: int = DEFAULT_PER_SET
+    seed: int = 0
+
+    def config(self) -> dict[str, Any]:
+        config = super().config()
+        if self.annotators > 1 or self.examples:
+            pool = sha256_text("\n".join(f"{e.case_id}\t{e.label.value}\t{e.text}"
+                                          for e in self.examples))
+            config |= {"annotators": self.annotators, "examples_sha256": pool,
+                       "per_set": self.per_set, "seed": self.seed}
+        return config
 
     @property
     def system_prompt(self) -> str:
@@ -77,28 +109,67 @@ class DirectJudge(OneCallJudge):
         case_id = case.root.name
         details: dict[str, Any] = {"model": self.model}
         usage = Usage()
+        answers: list[oneshot.VerdictInput] = []
         client = self.clients(out_dir)  # first: it replaces an earlier attempt's transcript
         try:
             digest, selection = render_digest(case, self.max_prompt_tokens)
             details["selection"] = selection.model_dump()
             oneshot.check_fits(selection)
             tool = oneshot.tool_spec(
-                "submit_verdict", "Submit the decision on the run and its rationale.",
+                "submit_verdict", "Submit the decision on the run, how sure you are of it "
+                "(confidence, 0.5 to 1) and its rationale.",
                 oneshot.VerdictInput, oneshot.decisions(self.allow_abstain))
-            answer, response = oneshot.call_tool(
-                client, model=self.model, system=self.system_prompt,
-                user=f"{digest}\n\n{briefing}" if briefing else digest, tool=tool,
-                parse=oneshot.VerdictInput,
-                max_tokens=self.max_output_tokens)
-            usage = response.usage
-            if answer.decision == "abstain" and not self.allow_abstain:
-                raise oneshot.OutputError("abstain answered although it is not enabled")
+            task = _task_of(case)
+            for index in range(self.annotators):
+                shown = example_set(self.examples, index, case_id=case_id, task=task,
+                                    per_set=self.per_set, seed=self.seed)
+                user = render_examples(shown) + digest + (f"\n\n{briefing}" if briefing else "")
+                answer, response = oneshot.call_tool(
+                    client, model=self.model, system=self.system_prompt, user=user, tool=tool,
+                    parse=oneshot.VerdictInput, max_tokens=self.max_output_tokens)
+                usage = usage + response.usage
+                if answer.decision == "abstain" and not self.allow_abstain:
+                    raise oneshot.OutputError("abstain answered although it is not enabled")
+                answers.append(answer)
         except oneshot.FAILURES as exc:
+            failed = (f"annotator {len(answers) + 1} of {self.annotators}: "
+                      if self.annotators > 1 else "")
             return Verdict(case_id=case_id, judge=self.name, decision=Decision.ERROR,
-                           error=oneshot.failure_reason(exc), usage=usage + oneshot.spent(exc),
-                           details=details)
-        return Verdict(case_id=case_id, judge=self.name, decision=Decision(answer.decision),
-                       rationale=answer.rationale, usage=usage, details=details)
+                           error=failed + oneshot.failure_reason(exc),
+                           usage=usage + oneshot.spent(exc), details=details)
+        if len(answers) == 1:
+            answer = answers[0]
+            return Verdict(case_id=case_id, judge=self.name, decision=Decision(answer.decision),
+                           rationale=answer.rationale, confidence=answer.confidence,
+                           usage=usage, details=details)
+        return _vote(case_id, self.name, answers, usage, details)
+
+
+def _task_of(case: CasePackage) -> str | None:
+    try:
+        return case.meta.task
+    except (OSError, ValueError):
+        return None
+
+
+def _vote(case_id: str, judge: str, answers: list[oneshot.VerdictInput], usage: Usage,
+          details: dict[str, Any]) -> Verdict:
+    """The annotators' majority (a tie is fail, as in the multi judge); confidence = the share
+    of decided votes for it. No decided vote: an abstention."""
+    passes = sum(1 for a in answers if a.decision == "pass")
+    fails = sum(1 for a in answers if a.decision == "fail")
+    details |= {"votes": [a.decision for a in answers], "stated": [a.confidence for a in answers],
+                "pass": passes, "fail": fails}
+    if passes + fails == 0:
+        return Verdict(case_id=case_id, judge=judge, decision=Decision.ABSTAIN,
+                       rationale="every annotator abstained", usage=usage, details=details)
+    decision = Decision.PASS if passes > fails else Decision.FAIL
+    chosen = next(a for a in answers if a.decision == decision.value)
+    share = max(passes, fails) / (passes + fails)
+    return Verdict(case_id=case_id, judge=judge, decision=decision,
+                   rationale=f"{max(passes, fails)} of {len(answers)} annotators: "
+                             f"{chosen.rationale}",
+                   confidence=round(share, 6), usage=usage, details=details)
 
 
 class OneCallSettings(ModelJudgeSettings):
@@ -123,7 +194,24 @@ def one_call_arguments(settings: OneCallSettings, judge: str) -> dict[str, Any]:
     }
 
 
-@takes(OneCallSettings, "direct")
-def make_judge(settings: OneCallSettings) -> DirectJudge:
-    """Raises JudgeConfigError without a model."""
-    return DirectJudge(**one_call_arguments(settings, "direct"))
+class DirectSettings(OneCallSettings):
+    """The direct judge's options: the one-call ones and its simulated annotators."""
+
+    annotators: int = Field(default=1, ge=1, le=15)
+    examples: Path | None = None  # a dataset of labelled dev cases
+    per_set: int = Field(default=DEFAULT_PER_SET, ge=1, le=8)
+    example_chars: int = Field(default=DEFAULT_CHARS, ge=50, le=4000)
+    seed: int = 0
+
+
+@takes(DirectSettings, "direct")
+def make_judge(settings: DirectSettings) -> DirectJudge:
+    """Raises JudgeConfigError without a model, or for examples that cannot be read."""
+    examples: tuple[Example, ...] = ()
+    if settings.examples is not None:
+        try:
+            examples = load_examples(settings.examples, settings.example_chars)
+        except (OSError, ValueError) as exc:
+            raise JudgeConfigError(f"direct judge: examples: {exc}") from None
+    return DirectJudge(**one_call_arguments(settings, "direct"), annotators=settings.annotators,
+                       examples=examples, per_set=settings.per_set, seed=settings.seed)

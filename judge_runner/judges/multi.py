@@ -77,6 +77,7 @@ class MultiJudge:
         decision = Decision.PASS if passes > fails else Decision.FAIL
         rule = " (tie decided fail)" if passes == fails else ""
         return Verdict(decision=decision, score=passes / (passes + fails),
+                       confidence=round(max(passes, fails) / (passes + fails), 6),
                        rationale=f"{passes} pass vs {fails} fail of {len(votes)} members{rule}",
                        **common)
 

@@ -71,6 +71,8 @@ class VerdictInput(BaseModel):
 
     decision: Literal["pass", "fail", "abstain"]
     rationale: str = Field(min_length=1)
+    # How likely the decision is right, as the model states it (0.5: a guess, 1: certain).
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 def render(template: str, **values: Any) -> str:

@@ -56,6 +56,8 @@ class JudgeOptions(BaseModel):
     sandbox: SandboxKind | None = None  # None: the judge's own default
     allow_abstain: bool = False
     replay: Path | None = None  # a recorded run dir: answer model calls from its recordings
+    # calibration files: one for a judge, one per stage for a cascade (`calibrated.py`)
+    calibration: list[Path] = Field(default_factory=list)
     extra: dict[str, JsonValue] = Field(default_factory=dict)  # -o KEY=VALUE knobs, unchecked
 
     def said(self) -> dict[str, Any]:
@@ -66,6 +68,8 @@ class JudgeOptions(BaseModel):
 
 
 FLAGS = frozenset(JudgeOptions.model_fields) - {"extra"}
+# Flags the registry handles for every judge, not the judge's own options model.
+WRAPPING = frozenset({"calibration"})
 
 
 class JudgeSettings(BaseModel):
@@ -91,7 +95,7 @@ def settle[S: JudgeSettings](settings: type[S], request: JudgeOptions, judge: st
         said_o = ", ".join(f"-o {k}" for k in unknown)
         raise JudgeConfigError(f"{said_o}: unknown option(s) for the {judge} judge: {unknown}; "
                                f"known: {', '.join(knobs) or 'none'}")
-    said = request.said()
+    said = {k: v for k, v in request.said().items() if k not in WRAPPING}
     if said.get("sandbox") is SandboxKind.NONE and "sandbox" not in settings.model_fields:
         del said["sandbox"]  # "no sandbox" is what a judge that runs no command has anyway
     unused = sorted(set(said) - set(settings.model_fields))
@@ -148,13 +152,14 @@ class TypedFactory[S: JudgeSettings, J]:
 
 @dataclass(frozen=True)
 class ForwardingFactory[S: JudgeSettings, J]:
-    """A judge that takes its own knobs and hands every other option to another judge it
-    builds (the cascade's second stage); checking its options checks that judge's share too."""
+    """A judge that takes its own knobs and hands every other option to the judges it builds
+    (the cascade's stages); checking its options checks each judge's share too. The judge
+    receives the command's calibration files itself (one per stage)."""
 
     judge: str
     settings: type[S]
-    build: Callable[[S, JudgeOptions], J]  # own settings, the options of the other judge
-    forwards_to: Callable[[S], str]
+    build: Callable[[S, JudgeOptions], J]  # own settings, the options of the other judges
+    forwards_to: Callable[[S, JudgeOptions], list[tuple[str, JudgeOptions]]]
 
     def __call__(self, options: JudgeOptions) -> J:
         settings, rest = self.split(options)
@@ -162,7 +167,8 @@ class ForwardingFactory[S: JudgeSettings, J]:
 
     def check(self, options: JudgeOptions) -> S:
         settings, rest = self.split(options)
-        check_options(self.forwards_to(settings), rest)
+        for name, share in self.forwards_to(settings, rest):
+            check_options(name, share)
         return settings
 
     def split(self, options: JudgeOptions) -> tuple[S, JudgeOptions]:
@@ -186,9 +192,11 @@ def takes[S: JudgeSettings, J](
 
 
 def forwards[S: JudgeSettings, J](
-    settings: type[S], judge: str, to: Callable[[S], str]
+    settings: type[S], judge: str,
+    to: Callable[[S, JudgeOptions], list[tuple[str, JudgeOptions]]],
 ) -> Callable[[Callable[[S, JudgeOptions], J]], ForwardingFactory[S, J]]:
-    """Declare the own options of a judge that forwards the rest to judge `to(settings)`."""
+    """Declare the own options of a judge that forwards the rest to the judges
+    `to(settings, rest)` names, each with its share of the options."""
 
     def wrap(build: Callable[[S, JudgeOptions], J]) -> ForwardingFactory[S, J]:
         return ForwardingFactory(judge, settings, build, to)
@@ -242,14 +250,35 @@ def factory_of(name: str) -> JudgeFactory:
 
 def build_judge(name: str, options: JudgeOptions) -> Judge:
     """Build a judge by registered name or `module:factory` path (UnknownJudgeError, or the
-    factory's JudgeConfigError / OSError / ModelError)."""
-    return factory_of(name)(options)
+    factory's JudgeConfigError / OSError / ModelError; CalibrationError for a calibration file
+    that cannot be read or was made for another configuration).
+
+    With `options.calibration`, a judge that forwards options (the cascade) takes the files
+    itself, one per stage; any other judge takes exactly one and decides by it.
+    """
+    factory = factory_of(name)
+    if not options.calibration or isinstance(factory, ForwardingFactory):
+        return factory(options)
+    _one_calibration(name, options)
+    from judge_runner.calibration import load
+    from judge_runner.judges.calibrated import calibrated
+
+    judge = factory(options.model_copy(update={"calibration": []}))
+    return calibrated(judge, load(options.calibration[0]), str(options.calibration[0]))
+
+
+def _one_calibration(name: str, options: JudgeOptions) -> None:
+    if len(options.calibration) != 1:
+        raise JudgeConfigError(f"the {name} judge takes one --calibration file, got "
+                               f"{len(options.calibration)} (a cascade takes one per stage)")
 
 
 def check_options(name: str, options: JudgeOptions) -> None:
     """Validate `options` for judge `name` without building it; the errors of `build_judge`
     that options alone decide. A factory that declares no options model is not checked."""
     factory = factory_of(name)
+    if options.calibration and not isinstance(factory, ForwardingFactory):
+        _one_calibration(name, options)
     if isinstance(factory, TypedFactory | ForwardingFactory):
         factory.check(options)
 

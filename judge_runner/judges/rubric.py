@@ -57,6 +57,8 @@ class GradesInput(BaseModel):
     grades: list[Grade] = Field(min_length=1)
     decision: Literal["pass", "fail", "abstain"]
     rationale: str = Field(min_length=1)
+    # How likely the decision is right, as the model states it (0.5: a guess, 1: certain).
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 @dataclass(frozen=True)
@@ -120,6 +122,7 @@ class RubricJudge(OneCallJudge):
         ]
         state.decision = Decision(grades.decision)
         state.rationale = grades.rationale
+        state.confidence = grades.confidence
         met = sum(1 for cid in ids if graded[cid].grade == "met")
         state.score = met / len(ids)
 
@@ -132,6 +135,7 @@ class _State:
     decision: Decision | None = None
     rationale: str = ""
     score: float | None = None
+    confidence: float | None = None
     usage: Usage = field(default_factory=Usage)
     error: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
@@ -144,7 +148,8 @@ class _State:
                            duration_s=duration_s, details=self.details)
         return Verdict(case_id=self.case_id, judge=judge, decision=self.decision,
                        rationale=self.rationale, citations=[i.id for i in self.log],
-                       score=self.score, usage=self.usage, duration_s=duration_s,
+                       score=self.score, confidence=self.confidence, usage=self.usage,
+                       duration_s=duration_s,
                        details=self.details)
 
 

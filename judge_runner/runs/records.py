@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from judge_runner.checklist import ChecklistMetrics
 from judge_runner.core import Decision, Label, Metrics, Usage, Verdict
 from judge_runner.jsonl import read_models
+from judge_runner.runs.guarantee import Guarantee
 from judge_runner.runs.riskcov import RiskCoverage
 from judge_runner.runs.stages import StageSummary
 from judge_runner.skills import SkillRef
@@ -57,6 +58,8 @@ class RunSummary(BaseModel):
     stages: StageSummary | None = None  # staged judges (cascade): per-stage figures
     checklist: ChecklistMetrics | None = None  # checklist judge: partial-credit figures
     skill: SkillRef | None = None  # the JudgeSkill the judge followed, if it follows one
+    stage_curves: dict[str, RiskCoverage] = Field(default_factory=dict)  # cascade, per stage
+    guarantee: Guarantee | None = None  # calibrated judges: what is promised, how it did
 
 
 def load_records(run_dir: Path) -> list[CaseRecord]:

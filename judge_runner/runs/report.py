@@ -145,6 +145,8 @@ def render_html(run_dir: Path, summary: RunSummary, records: list[CaseRecord]) -
         duration_plot=Markup(histogram(durations, bins=8, title="Seconds per case", unit="s")),
         risk_plot=Markup(risk_coverage_svg(summary.risk_coverage))
         if summary.risk_coverage is not None else "",
+        stage_plots=[(name, Markup(risk_coverage_svg(curve, plot_id=f"risk-coverage-{n}")))
+                     for n, (name, curve) in enumerate(summary.stage_curves.items(), start=1)],
         cases=[_case_view(run_dir, r) for r in records],
     )
 
@@ -189,6 +191,12 @@ def render_markdown(summary: RunSummary, records: list[CaseRecord]) -> str:
 def _staged_markdown(summary: RunSummary) -> list[str]:
     """The per-stage table of a cascade and the risk–coverage operating point, when present."""
     lines: list[str] = []
+    if summary.guarantee is not None:
+        g = summary.guarantee
+        lines += ["", "## What is promised", "", g.statement, "",
+                  f"On this run: coverage {g.coverage:.3f} of {g.n_labeled} labelled cases"
+                  + (f", agreement on decided {g.agreement:.3f}" if g.agreement is not None
+                     else "") + "."]
     st = summary.stages
     if st is not None:
         lines += ["", "## Stages", "", "| stage | cases | share | decided | accuracy | calls | "
@@ -197,7 +205,7 @@ def _staged_markdown(summary: RunSummary) -> list[str]:
                   f"{f.usage.calls} | {f.usage.cost_usd:.4f} |" for name, f in st.stages.items()]
         if st.model_tokens_all is not None:
             lines += ["", f"Tokens {st.tokens:,} against an estimated {st.model_tokens_all:,} "
-                      "for the model judge on every case"
+                      f"for the last stage ({st.last_stage}) on every case"
                       + (f" (saving {st.saving:.1%})." if st.saving is not None else ".")]
     rc = summary.risk_coverage
     if rc is not None:

@@ -1,17 +1,20 @@
 """Risk–coverage: accuracy on the cases a judge is surest of, as it decides more of them.
 
-A judge that reports, per verdict, a `confidence` in [0, 1] and the `forced` decision it would
-give without abstaining (the rules judge does, in `Verdict.details`) can be read at every
+A judge that reports, per verdict, a confidence in [0, 1] (`Verdict.confidence`, or
+`details["confidence"]` of older runs) and the decision it stands for (its decision, or the
+`forced` one it would give without abstaining) can be read at every
 coverage: sort the labelled cases by confidence (ties by case id, so the curve is
 deterministic), decide the top k with their forced decisions, and report the accuracy on those k
 against coverage k/n. The run's own operating point is the coverage and accuracy it actually
 had (abstentions undecided). Errors and unlabelled cases are left out and counted.
+`stage_curves` draws one curve per stage of a cascade, over the cases each stage saw, from what
+the stage said (`details["stages"]`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -43,28 +46,64 @@ class RiskCoverage(BaseModel):
         return next((p.accuracy for p in self.points if p.coverage >= coverage - 1e-12), None)
 
 
-def _scored(record: CaseRecord) -> tuple[float, Decision] | None:
-    details = record.verdict.details
-    confidence, forced = details.get("confidence"), details.get("forced")
+def _scored(said: dict[str, Any], confidence: Any) -> tuple[float, Decision] | None:
+    decision = said.get("decision")
+    forced = decision if decision in ("pass", "fail") else said.get("forced")
     if not isinstance(confidence, int | float) or forced not in ("pass", "fail"):
         return None
     return float(confidence), Decision(forced)
 
 
+def _of_record(record: CaseRecord) -> tuple[float, Decision] | None:
+    v = record.verdict
+    confidence = v.confidence if v.confidence is not None else v.details.get("confidence")
+    return _scored({"decision": v.decision.value, "forced": v.details.get("forced")}, confidence)
+
+
+type Row = tuple[float, str, bool, Decision]
+
+
 def risk_coverage(records: Sequence[CaseRecord]) -> RiskCoverage | None:
     """The curve over labelled records; None unless every labelled, non-error record carries a
     confidence (a judge that scores only some of its cases has no curve)."""
-    rows: list[tuple[float, str, bool, Decision]] = []
+    rows: list[Row] = []
     left_out = 0
     for r in records:
         if r.label is None or r.decision is Decision.ERROR:
             left_out += 1
             continue
-        scored = _scored(r)
+        scored = _of_record(r)
         if scored is None:
             return None
         confidence, forced = scored
         rows.append((confidence, r.case_id, forced.value == r.label.value, r.decision))
+    return _curve(rows, left_out)
+
+
+def stage_curves(records: Sequence[CaseRecord]) -> dict[str, RiskCoverage]:
+    """One curve per cascade stage, over the labelled cases it saw and gave a confidence for
+    (the others are counted as left out); stages in the order first seen."""
+    rows: dict[str, list[Row]] = {}
+    left_out: dict[str, int] = {}
+    for r in records:
+        entries = r.verdict.details.get("stages")
+        for said in entries if isinstance(entries, list) else []:
+            if not isinstance(said, dict):
+                continue
+            stage = str(said.get("stage"))
+            rows.setdefault(stage, [])
+            scored = _scored(said, said.get("confidence"))
+            if r.label is None or scored is None:
+                left_out[stage] = left_out.get(stage, 0) + 1
+                continue
+            confidence, forced = scored
+            rows[stage].append((confidence, r.case_id, forced.value == r.label.value,
+                                Decision(str(said.get("decision")))))
+    curves = {stage: _curve(kept, left_out.get(stage, 0)) for stage, kept in rows.items()}
+    return {stage: curve for stage, curve in curves.items() if curve is not None}
+
+
+def _curve(rows: list[Row], left_out: int) -> RiskCoverage | None:
     if not rows:
         return None
     rows.sort(key=lambda row: (-row[0], row[1]))
@@ -82,7 +121,8 @@ def risk_coverage(records: Sequence[CaseRecord]) -> RiskCoverage | None:
                         operating_accuracy=round(operating_accuracy, 6))
 
 
-def risk_coverage_svg(curve: RiskCoverage, width: int = 560, height: int = 320) -> str:
+def risk_coverage_svg(curve: RiskCoverage, width: int = 560, height: int = 320,
+                      plot_id: str = "risk-coverage-plot") -> str:
     """The curve (accuracy on decided cases against coverage, both 0..1) with the run's operating
     point marked; a complete, self-contained `<svg>` element."""
     left, right, top, bottom = 50, 20, 16, 44
@@ -95,7 +135,7 @@ def risk_coverage_svg(curve: RiskCoverage, width: int = 560, height: int = 320) 
         return f"{top + plot_h * (1 - y):.1f}"
 
     font = 'font-family="system-ui, sans-serif" font-size="12"'
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" id="risk-coverage-plot" '
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="plot" id="{plot_id}" '
              f'role="img" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
              f'{font}><title>Risk–coverage: accuracy on decided cases against coverage</title>']
     for k in range(6):

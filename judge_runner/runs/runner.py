@@ -45,6 +45,7 @@ from judge_runner.core import (
 from judge_runner.files import write_whole
 from judge_runner.jsonl import write_models
 from judge_runner.judges import Judge, skill_dir_of, write_cancelled, write_products
+from judge_runner.runs.guarantee import guarantee_of
 from judge_runner.runs.records import (
     CASES_OUT,
     LOG_FILE,
@@ -54,7 +55,7 @@ from judge_runner.runs.records import (
     RunSummary,
 )
 from judge_runner.runs.report import write_reports
-from judge_runner.runs.riskcov import risk_coverage
+from judge_runner.runs.riskcov import risk_coverage, stage_curves
 from judge_runner.runs.stages import stage_summary
 from judge_runner.runs.store import RunInfo, RunStore
 from judge_runner.skills import SkillRef, skill_ref
@@ -294,6 +295,7 @@ def summarize(
         risk_coverage=risk_coverage(records), stages=stage_summary(records), skill=skill,
         checklist=run_checklist_metrics((r.case_id, r.verdict.details, r.label)
                                         for r in records),
+        stage_curves=stage_curves(records), guarantee=guarantee_of(info.config, records),
     )
 
 

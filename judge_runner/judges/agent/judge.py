@@ -338,7 +338,8 @@ class _Run:
             return Verdict(decision=Decision.ERROR,
                            error=self.error or "session ended without a verdict", **common)
         return Verdict(decision=final.decision, rationale=final.rationale,
-                       citations=final.citations, unsupported=final.unsupported, **common)
+                       citations=final.citations, unsupported=final.unsupported,
+                       confidence=final.confidence, **common)
 
 
 def _evidence_counts(session: Session) -> dict[str, int]:

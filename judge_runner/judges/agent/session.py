@@ -69,6 +69,7 @@ class FinalVerdict:
     rationale: str
     citations: list[str]
     unsupported: bool
+    confidence: float | None = None  # as stated in submit_verdict
 
 
 @dataclass
@@ -249,6 +250,7 @@ class Session:
             decision=Decision(args.decision), rationale=args.rationale,
             citations=list(args.citations),
             unsupported=bool(not args.citations or bad),
+            confidence=args.confidence,
         )
         return ToolResult(call_id, "verdict recorded")
 

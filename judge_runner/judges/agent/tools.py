@@ -69,6 +69,8 @@ class SubmitVerdictInput(_Input):
     decision: Literal["pass", "fail", "abstain"]
     rationale: str = Field(min_length=1)
     citations: list[str] = Field(default_factory=list)
+    # How likely the decision is right, as the judge states it (0.5: a guess, 1: certain).
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
 
 
 def _schema(model: type[BaseModel]) -> dict[str, Any]:

@@ -139,3 +139,14 @@ def leave_one_task_out(rules: RuleSet, results: Sequence[DevResult],
                                 confidence=abstaining.confidence(threshold),
                                 score=abstaining.score))
     return sorted(held, key=lambda h: h.case_id), fits
+
+
+def side(rules: RuleSet, support: float, refute: float, critical: bool) -> tuple[Decision, float]:
+    """The forced decision of recorded weights under `rules` (log-odds scoring) and the
+    probability of that side, as the rules judge computes them (`Combined.side_probability`):
+    a task-critical refutation fails with probability 1."""
+    if critical:
+        return Decision.FAIL, 1.0
+    p = probability(rules.score, support - refute)
+    passes = p >= rules.verdict.pass_threshold and support >= rules.verdict.min_support_weight
+    return (Decision.PASS, p) if passes else (Decision.FAIL, 1.0 - p)

@@ -47,6 +47,14 @@ class Combined:
     probability: float | None = None  # log_odds scoring: the calibrated pass probability
     critical: bool = False  # decided by a task-critical refutation
 
+    def side_probability(self) -> float:
+        """The calibrated probability of the side the evidence points to (`forced`): p for a
+        pass, 1 − p for a fail, 1 for a task-critical refutation; needs log-odds scoring."""
+        if self.critical:
+            return 1.0
+        p = self.probability if self.probability is not None else 0.5
+        return p if self.forced is Decision.PASS else 1.0 - p
+
     def confidence(self, threshold: float) -> float:
         """1 for a task-critical refutation, else how far the score is from the threshold."""
         return 1.0 if self.critical else confidence(self.score, threshold)

@@ -9,6 +9,7 @@ never a pass or a fail.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import time
 from pathlib import Path
@@ -22,7 +23,13 @@ from judge_runner.judges.products import write_products
 from judge_runner.judges.rules.checks import CHECKS, Finding, known_checks
 from judge_runner.judges.rules.combine import combine
 from judge_runner.judges.rules.evidence import CaseView, quote_found
-from judge_runner.judges.rules.spec import CHECKS_FILE, RulesError, RuleSet, load_rules
+from judge_runner.judges.rules.spec import (
+    CHECKS_FILE,
+    RulesError,
+    RuleSet,
+    ScoreMethod,
+    load_rules,
+)
 
 NAME = "rules"
 
@@ -43,6 +50,17 @@ class RulesJudge:
         self.rules: RuleSet = load_rules(skill_dir, known_checks())
         self.allow_abstain = allow_abstain
         self.rules_sha256 = hashlib.sha256((skill_dir / CHECKS_FILE).read_bytes()).hexdigest()
+
+    def refitted(self, scale: float, offset: float) -> RulesJudge:
+        """The same checks with the log-odds combination's (scale, offset) replaced, as
+        `calibrate` fitted them on the user's dev cases. Raises RulesError for a skill whose
+        score is not log-odds (there is nothing to refit)."""
+        if self.rules.score.method is not ScoreMethod.LOG_ODDS:
+            raise RulesError(f"{self.skill_dir}: the score is not log_odds; nothing to refit")
+        twin = copy.copy(self)
+        twin.rules = self.rules.model_copy(update={"score": self.rules.score.model_copy(
+            update={"scale": scale, "offset": offset})})
+        return twin
 
     def config(self) -> dict[str, Any]:
         """What decides the verdicts: the rules' content, not where they were read from (the
@@ -93,14 +111,17 @@ class RulesJudge:
         result = combine(self.rules, log, weights, self.allow_abstain)
         quotes = [ref for inspection in log for ref in inspection.evidence if ref.quote]
         sure = result.confidence(self.rules.verdict.pass_threshold)
+        stated = result.side_probability() if result.probability is not None else sure
         verdict = Verdict(
             case_id=case_id, judge=NAME, decision=result.decision, rationale=result.rationale,
             citations=result.citations, score=round(result.score, 6),
+            confidence=round(stated, 6),
             duration_s=time.perf_counter() - started,
             details={"support_weight": result.support_weight,
                      "refute_weight": result.refute_weight,
                      "rules_sha256": self.rules_sha256,
                      "forced": result.forced.value,
+                     "critical": result.critical,
                      "confidence": round(sure, 6),
                      "probability": (round(result.probability, 6)
                                      if result.probability is not None else None),

@@ -1,0 +1,156 @@
+"""`calibrate`: a Calibration from a finished run over labelled dev cases.
+
+Every labelled dev case with a confidence and a (forced) decision is scored right or wrong
+against its label; `judge_runner.calibration.select_threshold` picks the threshold. Errors,
+unlabelled cases and verdicts without a confidence are left out and counted.
+
+The rules judge with log-odds scoring first has its combination (scale, offset) fitted on the
+dev run itself, since the shipped numbers were fitted on other data. A threshold chosen on the
+cases that fitted the score would void the guarantee, so the tasks are split in two by a seeded
+hash: the cases of one half fit (scale, offset) (`judges.rules.calibrate.fit`), the cases of the
+other half, scored with that fit, choose the threshold. The per-finding weights stay as the
+skill sets them. A cascade is calibrated stage by stage: calibrate a dev run of each stage's
+judge.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from judge_runner.calibration import (
+    Calibration,
+    RulesFit,
+    Scored,
+    forced_decision,
+    judge_config_hash,
+    select_threshold,
+)
+from judge_runner.core import Decision, Label
+from judge_runner.judges import (
+    RuleSet,
+    RulesEvidence,
+    ScoreMethod,
+    fit_combination,
+    rules_side,
+    with_score,
+)
+from judge_runner.runs.records import CaseRecord, load_records, load_summary
+
+
+class CalibrateError(ValueError):
+    """A run that cannot be calibrated (wrong judge, wrong skill, nothing labelled)."""
+
+
+def calibrate_run(run_dir: Path, *, alpha: float, delta: float, rules: RuleSet | None = None,
+                  rules_sha256: str | None = None, seed: int = 0) -> Calibration:
+    """The calibration of the run in `run_dir` at agreement 1 − `alpha` with confidence
+    1 − `delta`. For a rules run, `rules` is the skill's rule set and `rules_sha256` the hash
+    of its checks.toml, which must be the one the run was judged with."""
+    summary = load_summary(run_dir)
+    records = load_records(run_dir)
+    if summary.judge == "cascade":
+        raise CalibrateError(f"{run_dir} is a cascade run: calibrate a dev run of each stage's "
+                             "judge and give the files to the cascade in stage order")
+    labelled = [r for r in records if r.label is not None]
+    if not labelled:
+        raise CalibrateError(f"{run_dir}: no labelled case; calibration needs labelled dev "
+                             "cases")
+    common = {"judge": summary.judge, "config_hash": judge_config_hash(summary.judge,
+                                                                       summary.config),
+              "alpha": alpha, "delta": delta, "source_run": str(run_dir)}
+    refit = (summary.judge == "rules" and rules is not None
+             and rules.score.method is ScoreMethod.LOG_ODDS)
+    if (summary.judge == "rules" and rules is not None
+            and rules_sha256 != summary.config.get("rules_sha256")):
+        raise CalibrateError(f"{run_dir} was judged with another checks.toml "
+                             "(rules_sha256 differs): give the skill it was run with")
+    if not refit:
+        scored, left_out = _scored(records)
+        tasks = sorted({r.task or "" for r in labelled})
+        return _calibration(scored, left_out, tasks, common, None)
+    assert rules is not None
+    fit_tasks, threshold_tasks = split_tasks(sorted({r.task or r.case_id for r in labelled}),
+                                             seed)
+    fit_side = [r for r in labelled if (r.task or r.case_id) in fit_tasks]
+    evidence = [e for r in fit_side if (e := _evidence(r)) is not None]
+    fitted = fit_combination(evidence)
+    refitted = with_score(rules, fitted)
+    held = [r for r in records if r.label is None or (r.task or r.case_id) in threshold_tasks]
+    scored, left_out = _scored(held, refitted)
+    fit = RulesFit(scale=fitted.scale, offset=fitted.offset, fit_cases=len(evidence),
+                   fit_tasks=sorted(fit_tasks))
+    return _calibration(scored, left_out + len(fit_side), sorted(threshold_tasks), common, fit)
+
+
+def _calibration(scored: list[Scored], left_out: int, tasks: list[str], common: dict[str, object],
+                 fit: RulesFit | None) -> Calibration:
+    alpha, delta = float(common["alpha"]), float(common["delta"])  # type: ignore[arg-type]
+    chosen = select_threshold(scored, alpha, delta)
+    return Calibration(
+        judge=str(common["judge"]), config_hash=str(common["config_hash"]), alpha=alpha,
+        delta=delta, threshold=chosen.threshold, n=len(scored), n_left_out=left_out,
+        coverage=chosen.coverage, dev_agreement=chosen.agreement, tests=chosen.tests,
+        min_n=chosen.min_n,
+        rules_fit=fit, threshold_tasks=tasks, source_run=str(common["source_run"]))
+
+
+def split_tasks(tasks: Sequence[str], seed: int) -> tuple[set[str], set[str]]:
+    """(fit tasks, threshold tasks): tasks ordered by a seeded hash, alternately assigned, so
+    the halves differ in size by at most one and the split does not depend on task names'
+    order."""
+    ordered = sorted(tasks, key=lambda t: hashlib.sha256(f"{seed}:{t}".encode()).hexdigest())
+    return set(ordered[0::2]), set(ordered[1::2])
+
+
+def _evidence(record: CaseRecord) -> RulesEvidence | None:
+    weights = _weights(record)
+    if weights is None or record.label is None:
+        return None
+    support, refute, critical = weights
+    return RulesEvidence(evidence=support - refute, critical=critical, label=record.label)
+
+
+def _weights(record: CaseRecord) -> tuple[float, float, bool] | None:
+    details = record.verdict.details
+    support, refute = details.get("support_weight"), details.get("refute_weight")
+    if not isinstance(support, int | float) or not isinstance(refute, int | float):
+        return None
+    critical = details.get("critical")
+    if not isinstance(critical, bool):  # runs recorded before the flag: read the rationale
+        critical = record.verdict.rationale.startswith("task-critical refutation")
+    return float(support), float(refute), critical
+
+
+def _scored(records: Sequence[CaseRecord],
+            rules: RuleSet | None = None) -> tuple[list[Scored], int]:
+    """(confidence, right) of each usable labelled record, and how many records were left
+    out. With `rules`, confidence and decision are recomputed from the recorded weights."""
+    scored: list[Scored] = []
+    left_out = 0
+    for r in records:
+        point = _point(r, rules)
+        if point is None or r.label is None:
+            left_out += 1
+            continue
+        decision, confidence = point
+        scored.append(Scored(confidence=confidence, correct=_agrees(decision, r.label)))
+    return scored, left_out
+
+
+def _point(record: CaseRecord, rules: RuleSet | None) -> tuple[Decision, float] | None:
+    if record.decision is Decision.ERROR:
+        return None
+    if rules is not None:
+        weights = _weights(record)
+        return rules_side(rules, *weights) if weights is not None else None
+    decision = forced_decision(record.verdict)
+    confidence = record.verdict.confidence
+    if decision is None or confidence is None:
+        return None
+    return decision, confidence
+
+
+def _agrees(decision: Decision, label: Label) -> bool:
+    return decision.value == label.value
