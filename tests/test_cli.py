@@ -13,8 +13,8 @@ from typer.core import TyperGroup
 from judge_runner.cli import app
 
 COMMANDS = {"schema", "import", "validate", "show", "judge", "eval", "compare", "verdicts",
-            "select", "view", "sandbox", "skills", "bench", "evolve", "harbor", "checklist",
-            "experiment"}
+            "select", "calibrate", "view", "sandbox", "skills", "bench", "evolve", "harbor",
+            "checklist", "experiment"}
 
 
 def test_every_stage_is_registered() -> None:
@@ -29,6 +29,7 @@ def test_the_cli_starts_without_the_model_sdks() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True, timeout=60)
     assert not {"anthropic", "openai"} & set(done.stdout.split())
+    assert not {"numpy", "scipy"} & set(done.stdout.split())  # only calibration needs them
 
 
 def _help(*command: str) -> str:

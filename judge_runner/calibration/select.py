@@ -18,7 +18,8 @@ keeps the chance of choosing any threshold whose true risk exceeds α at most δ
 cases exchangeable with the dev cases P(agreement on decided cases ≥ 1 − α) ≥ 1 − δ. When the
 first test is not rejected, no threshold passes: coverage 0, no threshold.
 
-The binomial tail and the beta quantile come from scipy.stats.
+The binomial tail and the beta quantile come from scipy.stats, imported where they are used
+(scipy and numpy take a while to import: commands that never calibrate do not pay for them).
 """
 
 from __future__ import annotations
@@ -26,12 +27,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
-import numpy.typing as npt
-from scipy import stats
+from typing import TYPE_CHECKING
 
 from judge_runner.calibration.model import ThresholdTest
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 
 @dataclass(frozen=True)
@@ -58,16 +60,23 @@ def min_cases(alpha: float, delta: float) -> int:
 
 def p_value(n: int, errors: int, alpha: float) -> float:
     """P(Binomial(n, α) ≤ errors): how likely so few errors are if the risk were α."""
+    from scipy import stats
+
     return float(stats.binom.cdf(errors, n, alpha))
 
 
 def error_bound(n: int, errors: int, delta: float) -> float:
     """One-sided Clopper–Pearson upper bound on the error rate at confidence 1 − δ."""
+    import numpy as np
+
     return float(_bounds(np.array([n]), np.array([errors]), delta)[0])
 
 
 def _bounds(n: npt.NDArray[np.int64], errors: npt.NDArray[np.int64],
             delta: float) -> npt.NDArray[np.float64]:
+    import numpy as np
+    from scipy import stats
+
     bound = np.ones(len(n))
     some_right = errors < n
     bound[some_right] = stats.beta.ppf(1.0 - delta, errors[some_right] + 1,
@@ -79,6 +88,9 @@ def select_threshold(cases: Sequence[Scored], alpha: float, delta: float) -> Sel
     """The lowest threshold the fixed sequence reaches (see the module docstring). Every
     candidate's test is computed at once (one vectorised binomial tail); the sequence is then
     read in order up to its first failure, which is recorded too."""
+    import numpy as np
+    from scipy import stats
+
     if not 0 < alpha < 1 or not 0 < delta < 1:
         raise ValueError(f"alpha and delta must lie in (0, 1), got {alpha}, {delta}")
     min_n = min_cases(alpha, delta)

@@ -259,7 +259,8 @@ def select_command(
 def calibrate_command(
     dev_run: Annotated[Path, typer.Argument(help="A finished run over labelled dev cases.")],
     agreement: Annotated[float, typer.Option(
-        "--agreement", help="Agreement with the verifier to guarantee on decided cases (1 − α).")] = 0.8,
+        "--agreement",
+        help="Agreement with the verifier to guarantee on decided cases (1 − α).")] = 0.8,
     delta: Annotated[float, typer.Option(
         "--delta", help="Chance the guarantee may fail (δ).")] = 0.1,
     out: Annotated[Path, typer.Option("--out", help="Where the calibration goes.")]

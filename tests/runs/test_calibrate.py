@@ -9,6 +9,7 @@ threshold chosen on the other half; the figures are printed for the record.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -20,9 +21,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def invoke(*args: str, code: int = 0) -> str:
+    """The command's output with rich's box drawing and line wrapping taken out."""
     result = CliRunner().invoke(app, list(args))
     assert result.exit_code == code, result.output
-    return result.output
+    return re.sub(r"[\s│╭╮╰╯─]+", " ", result.output)
 
 
 def test_calibrated_rules_decide_with_agreement_or_abstain(real_dataset: Path,
