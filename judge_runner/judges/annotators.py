@@ -5,7 +5,8 @@ An example is a *condensed* dev case, because whole trajectories are far too lon
 times: the first `chars` characters of the instruction, how the run ended (status, steps, error
 steps), the last `chars` characters of the agent's final message, and the verifier's outcome.
 At the default 400 characters a set of two examples adds about 600 prompt tokens to each of the
-k calls.
+k calls; they follow the case, so the k prompts share the case as a prefix (a server with a
+prompt cache processes it once).
 
 Sets are drawn deterministically: set j takes, for each label in turn, the example at a
 position fixed by `sha256(seed, j, label)` among the pool's examples of that label, so each set
@@ -36,14 +37,17 @@ class Example:
     text: str  # the condensed case, without its label
 
 
-def load_examples(root: Path, chars: int = DEFAULT_CHARS) -> tuple[Example, ...]:
-    """Condensed labelled cases of the dataset at `root`, in case-id order; unlabelled or
-    unreadable cases are skipped. Raises ValueError when no labelled case remains."""
+def load_examples(root: Path, chars: int = DEFAULT_CHARS,
+                  only: Path | None = None) -> tuple[Example, ...]:
+    """Condensed labelled cases of the dataset at `root` (only the ids listed in the file
+    `only`, when given), in case-id order; unlabelled or unreadable cases are skipped. Raises
+    ValueError when no labelled case remains, OSError for an unreadable id file."""
     dataset = Dataset(root)
     labels = dataset.labels()
+    wanted = set(only.read_text(encoding="utf-8").split()) if only is not None else None
     examples: list[Example] = []
     for case_id in dataset.case_ids():
-        if case_id not in labels:
+        if case_id not in labels or (wanted is not None and case_id not in wanted):
             continue
         case = dataset.case(case_id)
         try:
@@ -83,12 +87,14 @@ def example_set(pool: Sequence[Example], index: int, *, case_id: str, task: str 
 
 
 def render_examples(examples: Sequence[Example]) -> str:
-    """The examples as a prompt section placed before the case."""
+    """The examples as a prompt section placed after the case: the k calls then share the
+    case's prompt as a prefix, which a server's prompt cache reuses."""
     if not examples:
         return ""
-    parts = ["# Labelled examples of other runs (condensed; for calibration only)", ""]
+    parts = ["", "", "# Labelled examples of OTHER runs (condensed; not the run to judge)", "",
+             "How the official check judged a few other runs, to calibrate your judgement. "
+             "Decide the run above on its own evidence.", ""]
     for number, example in enumerate(examples, start=1):
         parts += [f"## Example {number}: the official check said {example.label.value.upper()}",
                   "", example.text, ""]
-    parts += ["# The run to judge", ""]
     return "\n".join(parts)

@@ -123,7 +123,7 @@ class DirectJudge(OneCallJudge):
             for index in range(self.annotators):
                 shown = example_set(self.examples, index, case_id=case_id, task=task,
                                     per_set=self.per_set, seed=self.seed)
-                user = render_examples(shown) + digest + (f"\n\n{briefing}" if briefing else "")
+                user = digest + render_examples(shown) + (f"\n\n{briefing}" if briefing else "")
                 answer, response = oneshot.call_tool(
                     client, model=self.model, system=self.system_prompt, user=user, tool=tool,
                     parse=oneshot.VerdictInput, max_tokens=self.max_output_tokens)
@@ -199,6 +199,7 @@ class DirectSettings(OneCallSettings):
 
     annotators: int = Field(default=1, ge=1, le=15)
     examples: Path | None = None  # a dataset of labelled dev cases
+    example_split: Path | None = None  # a file of the case ids of `examples` to draw from
     per_set: int = Field(default=DEFAULT_PER_SET, ge=1, le=8)
     example_chars: int = Field(default=DEFAULT_CHARS, ge=50, le=4000)
     seed: int = 0
@@ -210,7 +211,8 @@ def make_judge(settings: DirectSettings) -> DirectJudge:
     examples: tuple[Example, ...] = ()
     if settings.examples is not None:
         try:
-            examples = load_examples(settings.examples, settings.example_chars)
+            examples = load_examples(settings.examples, settings.example_chars,
+                                     settings.example_split)
         except (OSError, ValueError) as exc:
             raise JudgeConfigError(f"direct judge: examples: {exc}") from None
     return DirectJudge(**one_call_arguments(settings, "direct"), annotators=settings.annotators,

@@ -39,10 +39,11 @@ def inspection(plan_item: str, call_id: str, quote: str, outcome: str,
     }, id=rec_id))
 
 
-def verdict(decision: str, citations: list[str], call_id: str = "tu_verdict") -> Reply:
+def verdict(decision: str, citations: list[str], call_id: str = "tu_verdict",
+            confidence: float = 0.9) -> Reply:
     return reply(tool_use("submit_verdict", {
         "decision": decision, "rationale": f"{decision}: see {', '.join(citations) or 'nothing'}",
-        "citations": citations,
+        "citations": citations, "confidence": confidence,
     }, id=call_id))
 
 

@@ -65,6 +65,7 @@ def test_scripted_session_writes_four_products_with_resolving_citations(
     verdict = agent(fake_api, sandbox_kind).judge(dataset.case("c-fail"), out)
 
     assert verdict.decision == Decision.FAIL, verdict.error
+    assert verdict.confidence == 0.9  # as stated in submit_verdict
     assert verdict.details["sandbox"] == {"kind": sandbox_kind,
                                           "isolated": sandbox_kind == "docker"}
     for name in (PLAN_FILE, LOG_FILE, VERDICT_FILE, TRANSCRIPT_FILE):

@@ -1,0 +1,102 @@
+"""Trust or escalate with the real local model: the rules judge, then the direct judge with three
+simulated annotators (Qwen2.5-Coder-0.5B on llama.cpp), each calibrated on dev cases of two
+bundled tasks and applied as a cascade to cases of a third task.
+
+To stay within a few minutes on two loaded cores it uses four dev cases and two apply cases (the
+bundled examples hold twelve), short condensed examples, a small prompt and capped output. The
+dev sets are far too small for a guarantee at 80 % agreement (that needs at least 11 decided
+cases with no error), so it calibrates at agreement 0.5, δ = 0.2 (at least 3); what matters here
+is that each stage decides only at or above its calibrated threshold, that the model stage is
+asked about exactly the cases the rules stage left, and that the report states the promise.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from judge_runner.calibration import load
+from judge_runner.cases import Dataset
+from judge_runner.models.recording import TRANSCRIPT, read_transcript
+from tests.local_model.conftest import MODEL, LocalModel
+from tests.local_model.test_local_model import cli, records
+
+pytestmark = [pytest.mark.local_model, pytest.mark.slow]
+
+DEV_TASKS = ("interval-merge-bugfix", "sales-monthly-summary")
+APPLY_TASK = "ssh-bruteforce-triage"
+STAGE_MODEL = f"openai:{MODEL}"
+STAGE = f"direct:{STAGE_MODEL}"
+
+
+def _ids(dataset: Dataset, task: str, n: int) -> list[str]:
+    found = [c for c in dataset.case_ids()
+             if json.loads((dataset.cases_dir / c / "case.json").read_text())["task"] == task]
+    return sorted(found)[:n]
+
+
+def _split(path: Path, ids: list[str]) -> Path:
+    path.write_text("\n".join(ids) + "\n")
+    return path
+
+
+def test_rules_then_three_annotators_calibrated_on_dev_applied_to_new_cases(
+    local_model: LocalModel, example_dataset: Dataset, tmp_path: Path
+) -> None:
+    started = time.monotonic()
+    root = str(example_dataset.root)
+    dev = _split(tmp_path / "dev.txt",
+                 [c for task in DEV_TASKS for c in _ids(example_dataset, task, 2)])
+    apply = _split(tmp_path / "apply.txt", _ids(example_dataset, APPLY_TASK, 2))
+    knobs = ["annotators=3", f"examples={root}", f"example_split={dev}", "per_set=2",
+             "example_chars=200", "max_prompt_tokens=1500", "max_output_tokens=120",
+             "timeout_s=300"]
+    options = [x for knob in knobs for x in ("-o", knob)]
+    loose = ["--agreement", "0.5", "--delta", "0.2"]
+
+    cli("eval", root, "--judge", "rules", "--split", str(dev), "--run-dir",
+        str(tmp_path / "rules-dev"), "--no-progress")
+    cli("calibrate", str(tmp_path / "rules-dev"), *loose, "--out", str(tmp_path / "rules.json"))
+    cli("eval", root, "--judge", "direct", "--model", STAGE_MODEL, "--base-url",
+        local_model.base_url, "--split", str(dev), "-c", "1", *options, "--run-dir",
+        str(tmp_path / "direct-dev"), "--no-progress")
+    cli("calibrate", str(tmp_path / "direct-dev"), *loose, "--out",
+        str(tmp_path / "direct.json"))
+    dev_rows = records(tmp_path / "direct-dev")
+    assert all(r["decision"] == "error" or r["verdict"]["confidence"] in (2 / 3, 1.0)
+               for r in dev_rows)  # a vote share of three annotators
+
+    run = tmp_path / "cascade"
+    cli("eval", root, "--judge", "cascade", "-o", f"stages=rules,{STAGE}", "--base-url",
+        local_model.base_url, "--split", str(apply), "-c", "1", *options,
+        "--calibration", str(tmp_path / "rules.json"),
+        "--calibration", str(tmp_path / "direct.json"), "--run-dir", str(run), "--no-progress")
+    thresholds = {"rules": load(tmp_path / "rules.json").threshold,
+                  STAGE: load(tmp_path / "direct.json").threshold}
+    rows = records(run)
+    left_by_rules = set()
+    for r in rows:
+        said = r["verdict"]["details"]["stages"]
+        if said[0]["decision"] == "abstain":
+            left_by_rules.add(r["case_id"])
+        if r["decision"] in ("pass", "fail"):
+            stage = r["verdict"]["details"]["stage"]
+            assert thresholds[stage] is not None
+            assert r["verdict"]["confidence"] >= thresholds[stage]
+    asked = {p.parents[2].name for p in run.rglob(TRANSCRIPT)
+             if p.parent.name.startswith("direct") and read_transcript(p)[0]}
+    assert asked == left_by_rules  # the model saw exactly what the rules stage left
+    summary = json.loads((run / "metrics.json").read_text())
+    assert summary["guarantee"]["stages"][1]["calibrated"] is True
+    seconds = time.monotonic() - started
+    def shown(rows: list[dict[str, object]]) -> list[tuple[object, ...]]:
+        return [(r["case_id"], r["decision"], r["label"],
+                 r["verdict"].get("confidence"))  # type: ignore[attr-defined]
+                for r in rows]
+
+    print(f"rules threshold {thresholds['rules']}, direct threshold {thresholds[STAGE]}; "
+          f"dev: {shown(dev_rows)}; apply: {shown(rows)}; "
+          f"guarantee: {summary['guarantee']['statement']}; {seconds:.0f} s")
