@@ -109,21 +109,25 @@ class DirectJudge(OneCallJudge):
         case_id = case.root.name
         details: dict[str, Any] = {"model": self.model}
         usage = Usage()
-        answers: list[oneshot.VerdictInput] = []
+        answers: list[oneshot.VerdictInput | str] = []  # an answer, or why an annotator failed
         client = self.clients(out_dir)  # first: it replaces an earlier attempt's transcript
         try:
             digest, selection = render_digest(case, self.max_prompt_tokens)
             details["selection"] = selection.model_dump()
             oneshot.check_fits(selection)
-            tool = oneshot.tool_spec(
-                "submit_verdict", "Submit the decision on the run, how sure you are of it "
-                "(confidence, 0.5 to 1) and its rationale.",
-                oneshot.VerdictInput, oneshot.decisions(self.allow_abstain))
-            task = _task_of(case)
-            for index in range(self.annotators):
-                shown = example_set(self.examples, index, case_id=case_id, task=task,
-                                    per_set=self.per_set, seed=self.seed)
-                user = digest + render_examples(shown) + (f"\n\n{briefing}" if briefing else "")
+        except oneshot.FAILURES as exc:
+            return Verdict(case_id=case_id, judge=self.name, decision=Decision.ERROR,
+                           error=oneshot.failure_reason(exc), details=details)
+        tool = oneshot.tool_spec(
+            "submit_verdict", "Submit the decision on the run, how sure you are of it "
+            "(confidence, 0.5 to 1) and its rationale.",
+            oneshot.VerdictInput, oneshot.decisions(self.allow_abstain))
+        task = _task_of(case)
+        for index in range(self.annotators):
+            shown = example_set(self.examples, index, case_id=case_id, task=task,
+                                per_set=self.per_set, seed=self.seed)
+            user = digest + render_examples(shown) + (f"\n\n{briefing}" if briefing else "")
+            try:
                 answer, response = oneshot.call_tool(
                     client, model=self.model, system=self.system_prompt, user=user, tool=tool,
                     parse=oneshot.VerdictInput, max_tokens=self.max_output_tokens)
@@ -131,14 +135,17 @@ class DirectJudge(OneCallJudge):
                 if answer.decision == "abstain" and not self.allow_abstain:
                     raise oneshot.OutputError("abstain answered although it is not enabled")
                 answers.append(answer)
-        except oneshot.FAILURES as exc:
-            failed = (f"annotator {len(answers) + 1} of {self.annotators}: "
-                      if self.annotators > 1 else "")
+            except oneshot.FAILURES as exc:
+                usage = usage + oneshot.spent(exc)
+                answers.append(oneshot.failure_reason(exc))
+        given = [a for a in answers if not isinstance(a, str)]
+        if not given:
+            failed = "; ".join(f"annotator {n}: {a}" for n, a in enumerate(answers, start=1))
             return Verdict(case_id=case_id, judge=self.name, decision=Decision.ERROR,
-                           error=failed + oneshot.failure_reason(exc),
-                           usage=usage + oneshot.spent(exc), details=details)
-        if len(answers) == 1:
-            answer = answers[0]
+                           error=failed if self.annotators > 1 else str(answers[0]),
+                           usage=usage, details=details)
+        if self.annotators == 1:
+            answer = given[0]
             return Verdict(case_id=case_id, judge=self.name, decision=Decision(answer.decision),
                            rationale=answer.rationale, confidence=answer.confidence,
                            usage=usage, details=details)
@@ -152,20 +159,24 @@ def _task_of(case: CasePackage) -> str | None:
         return None
 
 
-def _vote(case_id: str, judge: str, answers: list[oneshot.VerdictInput], usage: Usage,
+def _vote(case_id: str, judge: str, answers: list[oneshot.VerdictInput | str], usage: Usage,
           details: dict[str, Any]) -> Verdict:
     """The annotators' majority (a tie is fail, as in the multi judge); confidence = the share
-    of decided votes for it. No decided vote: an abstention."""
-    passes = sum(1 for a in answers if a.decision == "pass")
-    fails = sum(1 for a in answers if a.decision == "fail")
-    details |= {"votes": [a.decision for a in answers], "stated": [a.confidence for a in answers],
-                "pass": passes, "fail": fails}
+    of all k annotators voting for it, so an annotator that failed (its reason is listed, it is
+    no vote) or abstained lowers it. No decided vote: an abstention."""
+    given = [a for a in answers if not isinstance(a, str)]
+    passes = sum(1 for a in given if a.decision == "pass")
+    fails = sum(1 for a in given if a.decision == "fail")
+    details |= {"votes": [a if isinstance(a, str) else a.decision for a in answers],
+                "stated": [None if isinstance(a, str) else a.confidence for a in answers],
+                "pass": passes, "fail": fails,
+                "failed": sum(1 for a in answers if isinstance(a, str))}
     if passes + fails == 0:
         return Verdict(case_id=case_id, judge=judge, decision=Decision.ABSTAIN,
-                       rationale="every annotator abstained", usage=usage, details=details)
+                       rationale="no annotator decided", usage=usage, details=details)
     decision = Decision.PASS if passes > fails else Decision.FAIL
-    chosen = next(a for a in answers if a.decision == decision.value)
-    share = max(passes, fails) / (passes + fails)
+    chosen = next(a for a in given if a.decision == decision.value)
+    share = max(passes, fails) / len(answers)
     return Verdict(case_id=case_id, judge=judge, decision=decision,
                    rationale=f"{max(passes, fails)} of {len(answers)} annotators: "
                              f"{chosen.rationale}",

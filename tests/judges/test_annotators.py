@@ -11,7 +11,7 @@ from judge_runner.judges.annotators import example_set, load_examples
 from judge_runner.judges.direct import make_judge
 from judge_runner.judges.registry import JudgeOptions
 from tests.casebuilder import GOOD_RUN, build_case
-from tests.fakeapi import FakeMessagesServer, ReceivedRequest, reply, tool_use
+from tests.fakeapi import FakeMessagesServer, ReceivedRequest, http_error, reply, tool_use
 from tests.fakeapi.server import Scripted
 
 RETRY = {"initial_wait_s": 0, "jitter_s": 0, "max_attempts": 1}
@@ -76,3 +76,27 @@ def test_one_call_takes_the_stated_confidence(fake_api: FakeMessagesServer,
                                                    tmp_path / "out")
     assert verdict.decision is Decision.FAIL and verdict.confidence == 0.8
     assert "Labelled examples" not in str(fake_api.bodies[0]["messages"])
+
+
+def test_a_failed_annotator_is_no_vote_and_lowers_the_confidence(
+    fake_api: FakeMessagesServer, tmp_path: Path
+) -> None:
+    root = _pool(tmp_path / "ds")
+    fake_api.push(reply(tool_use("submit_verdict", {"decision": "pass", "rationale": "a"})),
+                  http_error(500),
+                  reply(tool_use("submit_verdict", {"decision": "pass", "rationale": "b"})))
+    judge = make_judge(_options(fake_api, annotators=3, examples=str(root)))
+    verdict = judge.judge(Dataset(root).case("beta-fail"), tmp_path / "out")
+    assert verdict.decision is Decision.PASS and verdict.confidence == round(2 / 3, 6)
+    assert verdict.details["failed"] == 1 and verdict.usage.failed_calls == 1
+    assert verdict.details["votes"][1].startswith("model call failed")
+
+
+def test_every_annotator_failing_is_an_error(fake_api: FakeMessagesServer,
+                                             tmp_path: Path) -> None:
+    root = _pool(tmp_path / "ds")
+    fake_api.push(http_error(500), http_error(500))
+    judge = make_judge(_options(fake_api, annotators=2, examples=str(root)))
+    verdict = judge.judge(Dataset(root).case("beta-fail"), tmp_path / "out")
+    assert verdict.decision is Decision.ERROR and verdict.error is not None
+    assert verdict.error.startswith("annotator 1: model call failed")

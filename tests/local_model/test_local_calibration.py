@@ -2,12 +2,14 @@
 simulated annotators (Qwen2.5-Coder-0.5B on llama.cpp), each calibrated on dev cases of two
 bundled tasks and applied as a cascade to cases of a third task.
 
-To stay within a few minutes on two loaded cores it uses four dev cases and two apply cases (the
-bundled examples hold twelve), short condensed examples, a small prompt and capped output. The
-dev sets are far too small for a guarantee at 80 % agreement (that needs at least 11 decided
-cases with no error), so it calibrates at agreement 0.5, δ = 0.2 (at least 3); what matters here
-is that each stage decides only at or above its calibrated threshold, that the model stage is
-asked about exactly the cases the rules stage left, and that the report states the promise.
+To stay within minutes on two loaded cores it uses two dev cases (one per dev task) and one
+apply case (the bundled examples hold twelve): nine model calls, with short condensed examples
+after a small prompt (the three calls of a case share it as a cached prefix) and capped output.
+Two dev cases are far too few for a guarantee at 80 % agreement (that needs at least 11 decided
+cases with no error), so it calibrates at agreement 0.5, δ = 0.25 (at least 2): what it shows is
+the mechanics with a real model: each stage decides only at or above its calibrated threshold,
+the model stage is asked about exactly the cases the rules stage left, and the report states
+the promise.
 """
 
 from __future__ import annotations
@@ -49,13 +51,13 @@ def test_rules_then_three_annotators_calibrated_on_dev_applied_to_new_cases(
     started = time.monotonic()
     root = str(example_dataset.root)
     dev = _split(tmp_path / "dev.txt",
-                 [c for task in DEV_TASKS for c in _ids(example_dataset, task, 2)])
-    apply = _split(tmp_path / "apply.txt", _ids(example_dataset, APPLY_TASK, 2))
-    knobs = ["annotators=3", f"examples={root}", f"example_split={dev}", "per_set=2",
-             "example_chars=200", "max_prompt_tokens=1500", "max_output_tokens=120",
-             "timeout_s=300"]
+                 [c for task in DEV_TASKS for c in _ids(example_dataset, task, 1)])
+    apply = _split(tmp_path / "apply.txt", _ids(example_dataset, APPLY_TASK, 1))
+    knobs = ["annotators=3", f"examples={root}", f"example_split={dev}", "per_set=1",
+             "example_chars=150", "max_prompt_tokens=1000", "max_output_tokens=200",
+             "timeout_s=400"]
     options = [x for knob in knobs for x in ("-o", knob)]
-    loose = ["--agreement", "0.5", "--delta", "0.2"]
+    loose = ["--agreement", "0.5", "--delta", "0.25"]
 
     cli("eval", root, "--judge", "rules", "--split", str(dev), "--run-dir",
         str(tmp_path / "rules-dev"), "--no-progress")
@@ -66,8 +68,9 @@ def test_rules_then_three_annotators_calibrated_on_dev_applied_to_new_cases(
     cli("calibrate", str(tmp_path / "direct-dev"), *loose, "--out",
         str(tmp_path / "direct.json"))
     dev_rows = records(tmp_path / "direct-dev")
-    assert all(r["decision"] == "error" or r["verdict"]["confidence"] in (2 / 3, 1.0)
-               for r in dev_rows)  # a vote share of three annotators
+    shares = {round(k / 3, 6) for k in (1, 2, 3)}  # a vote share of three annotators
+    assert all(r["decision"] == "error" or r["verdict"]["confidence"] in shares
+               for r in dev_rows)
 
     run = tmp_path / "cascade"
     cli("eval", root, "--judge", "cascade", "-o", f"stages=rules,{STAGE}", "--base-url",
