@@ -106,3 +106,28 @@ def test_an_unfinished_run_is_shown_from_its_store(citing: RunResult, hostile: D
     assert sorted(pages.case_pages) == ["case-0", "case-1", "case-2"]
     assert "an unfinished run: 3 verdicts stored so far" in pages.index.read_text()
     assert pages.rows[0].flags == ("misjudged", "unverified")
+
+
+def test_each_verdict_shows_its_confidence_and_deciding_stage(tmp_path: Path) -> None:
+    from judge_runner.core import Decision, Label, Usage, Verdict
+    from judge_runner.jsonl import write_models
+    from judge_runner.runs.records import CaseRecord, RunSummary
+
+    verdict = Verdict(case_id="c1", judge="cascade", decision=Decision.PASS, confidence=0.91,
+                      details={"stage": "direct:model-a"})
+    record = CaseRecord(case_id="c1", task="t", domain=None, label=Label.PASS,
+                        decision=Decision.PASS, correct=True, verdict=verdict)
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    write_models(run_dir / "verdicts.jsonl", [record])
+    summary = RunSummary(judge="cascade", config_hash="x", config={}, dataset="d", n_cases=1,
+                         n_labeled=1, n_judged_now=1, n_resumed=0, usage=Usage(),
+                         wall_seconds=0.0, metrics=None)
+    (run_dir / "metrics.json").write_text(summary.model_dump_json())
+    written = write_run_pages(run_dir)
+    index = written.index.read_text(encoding="utf-8")
+    assert '<td class="num confidence">0.910</td>' in index
+    assert '<td class="stage">direct:model-a</td>' in index
+    case = written.case_pages["c1"].read_text(encoding="utf-8")
+    assert '<span id="confidence">confidence 0.910</span>' in case
+    assert '<span id="deciding-stage">stage direct:model-a</span>' in case
