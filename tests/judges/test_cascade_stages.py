@@ -6,17 +6,16 @@ for any judge."""
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from typer.testing import CliRunner, Result
 
 from judge_runner.calibration import Calibration, judge_config_hash, save
 from judge_runner.cases import Dataset
+from judge_runner.cli import app
 from judge_runner.core import Label
 from judge_runner.judges import JudgeOptions, build_judge
 from judge_runner.judges.cascade import make_judge
@@ -24,7 +23,6 @@ from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.rules import RulesJudge
 from judge_runner.judges.rules.judge import default_skill_dir
 from tests.casebuilder import GOOD_RUN, build_case, mixed_certainty_dataset
-from tests.conftest import REPO
 from tests.fakeapi import FakeChatServer, FakeMessagesServer, ReceivedRequest, http_error, reply
 from tests.fakeapi import tool_use as tool
 from tests.fakeapi.server import Scripted
@@ -99,15 +97,13 @@ def _direct(model: str) -> Any:
     return build_judge("direct", JudgeOptions(model=model, base_url="http://127.0.0.1:9"))
 
 
-def _eval(ds: Path, run_dir: Path, files: list[Path],
-          *extra: str) -> subprocess.CompletedProcess[str]:
-    cmd = [sys.executable, "-m", "judge_runner.cli", "eval", str(ds), "--judge", "cascade",
-           "-o", f"stages={STAGES}", "-o", f"retry={RETRY}", "-o", "timeout_s=5",
-           "--run-dir", str(run_dir), "--no-progress"]
+def _eval(ds: Path, run_dir: Path, files: list[Path], *extra: str) -> Result:
+    """The eval command, in process (the servers and the SDKs are as real either way)."""
+    cmd = ["eval", str(ds), "--judge", "cascade", "-o", f"stages={STAGES}", "-o",
+           f"retry={RETRY}", "-o", "timeout_s=5", "--run-dir", str(run_dir), "--no-progress"]
     for path in files:
         cmd += ["--calibration", str(path)]
-    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
-    return subprocess.run([*cmd, *extra], env=env, capture_output=True, text=True, timeout=180)
+    return CliRunner().invoke(app, [*cmd, *extra])
 
 
 def _records(run_dir: Path) -> dict[str, dict[str, Any]]:
@@ -124,13 +120,13 @@ def test_each_stage_gets_exactly_what_the_stages_before_it_left(tmp_path: Path) 
     run_dir = tmp_path / "run"
     try:
         done = _eval(ds, run_dir, files, "-o", f"base_urls={urls}")
-        assert done.returncode == 0, done.stderr
+        assert done.exit_code == 0, done.output
         asked_a = sorted(_case_of(r) for r in messages.requests)
         asked_b = sorted(_case_of(r) for r in chat.requests)
         assert asked_a == ["a1", "a2", "b1", "b2", "b3", "err"]  # all the rules stage left
         assert asked_b == ["b1", "b2", "b3"]  # all stage 2 left undecided, not its error
         again = _eval(ds, run_dir, files, "-o", f"base_urls={urls}")  # resume: nothing asked
-        assert again.returncode == 0, again.stderr
+        assert again.exit_code == 0, again.output
         assert len(messages.requests) == 6 and len(chat.requests) == 3
     finally:
         messages.stop()
@@ -168,7 +164,7 @@ def test_each_stage_gets_exactly_what_the_stages_before_it_left(tmp_path: Path) 
 
     replayed = _eval(ds, tmp_path / "replay", files, "--replay", str(run_dir),
                      "--base-url", "http://127.0.0.1:9")
-    assert replayed.returncode == 0, replayed.stderr
+    assert replayed.exit_code == 0, replayed.output
     assert {c: r["decision"] for c, r in _records(tmp_path / "replay").items()} == decisions
 
 
@@ -183,7 +179,7 @@ def test_a_forced_last_stage_is_said_to_carry_no_guarantee(tmp_path: Path) -> No
     finally:
         messages.stop()
         chat.stop()
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.output
     records = _records(tmp_path / "run")
     assert records["b3"]["decision"] == "fail"  # forced, below any threshold
     summary = json.loads((tmp_path / "run" / "metrics.json").read_text())
