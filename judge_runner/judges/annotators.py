@@ -97,4 +97,5 @@ def render_examples(examples: Sequence[Example]) -> str:
     for number, example in enumerate(examples, start=1):
         parts += [f"## Example {number}: the official check said {example.label.value.upper()}",
                   "", example.text, ""]
+    parts += ["Now judge the run above (the case, not these examples): call submit_verdict."]
     return "\n".join(parts)

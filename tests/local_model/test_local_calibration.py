@@ -2,9 +2,10 @@
 simulated annotators (Qwen2.5-Coder-0.5B on llama.cpp), each calibrated on dev cases of two
 bundled tasks and applied as a cascade to cases of a third task.
 
-To stay within minutes on two loaded cores it uses two dev cases (one per dev task) and one
-apply case (the bundled examples hold twelve): nine model calls, with short condensed examples
-after a small prompt (the three calls of a case share it as a cached prefix) and capped output.
+To stay within minutes on two loaded cores it judges two dev cases (one per dev task) and one
+apply case (the bundled examples hold twelve; the in-context examples come from all six cases
+of the dev tasks): nine model calls plus repair turns, with one short condensed example after
+a small prompt (the three calls of a case share it as a cached prefix) and capped output.
 Two dev cases are far too few for a guarantee at 80 % agreement (that needs at least 11 decided
 cases with no error), so it calibrates at agreement 0.5, δ = 0.25 (at least 2): what it shows is
 the mechanics with a real model: each stage decides only at or above its calibrated threshold,
@@ -53,7 +54,11 @@ def test_rules_then_three_annotators_calibrated_on_dev_applied_to_new_cases(
     dev = _split(tmp_path / "dev.txt",
                  [c for task in DEV_TASKS for c in _ids(example_dataset, task, 1)])
     apply = _split(tmp_path / "apply.txt", _ids(example_dataset, APPLY_TASK, 1))
-    knobs = ["annotators=3", f"examples={root}", f"example_split={dev}", "per_set=1",
+    # examples come from every case of the two dev tasks (all dev data), so that each case's
+    # three sets differ; the threshold is chosen on the two judged dev cases
+    pool = _split(tmp_path / "pool.txt",
+                  [c for task in DEV_TASKS for c in _ids(example_dataset, task, 3)])
+    knobs = ["annotators=3", f"examples={root}", f"example_split={pool}", "per_set=1",
              "example_chars=150", "max_prompt_tokens=1000", "max_output_tokens=200",
              "timeout_s=400"]
     options = [x for knob in knobs for x in ("-o", knob)]
