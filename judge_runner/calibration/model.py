@@ -92,11 +92,12 @@ class Calibration(BaseModel):
 def guarantee_sentence(alpha: float, delta: float, n: int, threshold: float | None,
                        coverage: float) -> str:
     """What a calibration promises, in one sentence, with the assumption it rests on."""
+    cases = f"{n} labelled dev case" + ("" if n == 1 else "s")
     if threshold is None:
-        return (f"No guarantee: on {n} labelled dev cases no confidence threshold reached "
+        return (f"No guarantee: on {cases} no confidence threshold reached "
                 f"{1 - alpha:.0%} agreement at δ = {delta:g}, so this judge abstains on every "
                 "case.")
-    return (f"If new cases are exchangeable with the {n} labelled dev cases it was calibrated "
+    return (f"If new cases are exchangeable with the {cases} it was calibrated "
             f"on (a task-disjoint split is a distribution shift, not exchangeable), then with "
             f"probability at least {1 - delta:.0%} the verdicts decided at confidence ≥ "
             f"{threshold:g} agree with the verifier at least {1 - alpha:.0%} of the time "
