@@ -70,17 +70,22 @@ def case_calls(name: str, options: JudgeOptions, case: CasePackage) -> CaseCalls
     """The calls judge `name` would make on `case`; None when its shape is not known here.
     Raises OSError / ValueError when the case cannot be read."""
     from judge_runner.judges.agent import AgentSettings
-    from judge_runner.judges.direct import OneCallSettings
+    from judge_runner.judges.direct import DirectSettings, OneCallSettings
     from judge_runner.judges.multi import MultiSettings
     from judge_runner.judges.rules import RulesSettings
 
     factory = factory_of(name)
-    if isinstance(factory, ForwardingFactory):
+    if isinstance(factory, ForwardingFactory):  # a cascade: each stage's calls, all optional
         own, rest = factory.split(options)
-        inner = case_calls(factory.forwards_to(own), rest, case)
-        if inner is None:
-            return None
-        return CaseCalls(inner.calls, inner.agent, optional=True)
+        calls: list[Call] = []
+        agent = None
+        for stage, share in factory.forwards_to(own, rest):
+            inner = case_calls(stage, share, case)
+            if inner is None:
+                return None
+            calls += inner.calls
+            agent = agent or inner.agent
+        return CaseCalls(tuple(calls), agent, optional=True)
     settings = settings_of(name, options)
     if isinstance(settings, RulesSettings):
         return CaseCalls()
@@ -93,8 +98,9 @@ def case_calls(name: str, options: JudgeOptions, case: CasePackage) -> CaseCalls
                                for m in members))
     if isinstance(settings, OneCallSettings) and name == "rubric":
         return CaseCalls(_rubric(settings, case))
-    if isinstance(settings, OneCallSettings):
-        return CaseCalls((_direct(settings, case),))
+    if isinstance(settings, OneCallSettings):  # the direct judge: one call per annotator
+        k = settings.annotators if isinstance(settings, DirectSettings) else 1
+        return CaseCalls((_direct(settings, case),) * k)
     return None
 
 
