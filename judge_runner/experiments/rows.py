@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, get_origin
+from typing import Any
 
 from pydantic import JsonValue
 
@@ -90,24 +90,15 @@ def row_options(plan: Plan, row: Row) -> JudgeOptions:
 
 
 def calibration_field(plan: Plan, row: Row) -> dict[str, Any]:
-    """The row's calibration file(s) as the judge options carry them (what `eval --calibration`
-    gives the judge). PlanError when a file is missing or the judges of this version take no
-    calibration file."""
+    """The row's calibration file(s) as the judge options carry them: what `eval --calibration`
+    gives the judge (one file, or one per cascade stage). PlanError when a file is missing."""
     given = row.calibration
     assert given is not None
     paths = [plan.path(p) for p in (given if isinstance(given, list) else [given])]
     for path in paths:
         if not path.is_file():
             raise PlanError(f"{plan.source}: rows.{row.name}.calibration: {path} is not a file")
-    field = JudgeOptions.model_fields.get("calibration")
-    if field is None:
-        raise PlanError(f"{plan.source}: rows.{row.name}.calibration: the judges of this "
-                        "version take no calibration file yet; leave the field out")
-    if get_origin(field.annotation) is list:
-        return {"calibration": paths}
-    if len(paths) != 1:
-        raise PlanError(f"{plan.source}: rows.{row.name}.calibration: one file, got {len(paths)}")
-    return {"calibration": paths[0]}
+    return {"calibration": paths}
 
 
 def check_row(plan: Plan, row: Row) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from judge_runner.runs import RunStore
+from tests.conftest import REPO
 from tests.experiments import scripted
 from tests.experiments.scripted import (
     EVAL_FLAGS,
@@ -185,3 +186,45 @@ def test_budget_stops_starting_cases_and_a_larger_one_finishes_them(
     (row,) = run_json(tmp_path / "runs")["rows"]
     assert row["judged_now"] == 12 - judged and not row["not_judged"]
     assert len(fake_api.requests) == 12  # nothing judged twice
+
+
+def test_a_calibrated_row_equals_eval_with_the_same_calibration(
+    tmp_path: Path, fake_api: FakeMessagesServer, fake_chat_api: FakeChatServer
+) -> None:
+    environ = env(tmp_path, fake_api.base_url, fake_chat_api.base_url)
+    skill = str(REPO / "judgeskills" / "v2")
+    # The rules judge's run over the examples, calibrated loosely so that some threshold passes
+    # and the calibrated row both decides and abstains.
+    done = cli(["experiment", "estimate", str(_plan(tmp_path, header() + RULES_ROWS))],
+               tmp_path, environ)
+    assert done.returncode == 0, done.stderr
+    dataset = tmp_path / "runs" / "dataset"
+    for args in (["eval", str(dataset), "--judge", "rules", "--skill", skill, "--run-dir",
+                  str(tmp_path / "dev"), "--no-progress"],
+                 ["calibrate", str(tmp_path / "dev"), "--agreement", "0.5", "--delta", "0.5",
+                  "--out", str(tmp_path / "cal.json")],
+                 ["eval", str(dataset), "--judge", "rules", "--skill", skill, "--calibration",
+                  str(tmp_path / "cal.json"), "--run-dir", str(tmp_path / "alone"),
+                  "--no-progress"]):
+        done = cli(args, tmp_path, environ)
+        assert done.returncode == 0, (args[0], done.stderr)
+    row = f"""
+[[rows]]
+name = "rules-calibrated"
+title = "Rules v2, calibrated"
+judge = "rules"
+skill = "{skill}"
+calibration = "{tmp_path / 'cal.json'}"
+"""
+    plan = tmp_path / "calibrated.toml"
+    plan.write_text(header(name="calibrated") + row)
+    done = cli(["experiment", "run", str(plan), "--no-progress"], tmp_path, environ)
+    assert done.returncode == 0, done.stderr
+    result = run_json(tmp_path / "runs", plan="calibrated")
+    ours = json.loads((tmp_path / result["rows"][0]["run_dir"] / "metrics.json").read_text())
+    theirs = json.loads((tmp_path / "alone" / "metrics.json").read_text())
+    assert ours["config_hash"] == theirs["config_hash"]
+    assert ours["decisions"] == theirs["decisions"]
+    assert ours["metrics"] == theirs["metrics"]
+    assert ours["guarantee"] == theirs["guarantee"] is not None
+    assert not fake_api.requests and not fake_chat_api.requests

@@ -109,18 +109,13 @@ def test_options_a_judge_would_not_use_are_refused_before_anything_runs(tmp_path
         row_options(bad_sandbox, bad_sandbox.row("a"))
 
 
-def test_calibration_is_checked_and_passed_only_where_judges_take_it(tmp_path: Path) -> None:
+def test_calibration_files_are_checked_and_passed_as_eval_passes_them(tmp_path: Path) -> None:
     plan = load_plan(_write(tmp_path, GOOD.replace('judge = "rules"',
                                                    'judge = "rules"\ncalibration = "cal.json"')))
     with pytest.raises(PlanError, match=r"rows.a.calibration: .*cal.json is not a file"):
         row_options(plan, plan.row("a"))
     (tmp_path / "cal.json").write_text("{}")
-    if "calibration" in JudgeOptions.model_fields:
-        passed = row_options(plan, plan.row("a")).model_dump()["calibration"]
-        assert passed in ([tmp_path / "cal.json"], tmp_path / "cal.json")
-    else:
-        with pytest.raises(PlanError, match="take no calibration file yet"):
-            row_options(plan, plan.row("a"))
+    assert row_options(plan, plan.row("a")).calibration == [tmp_path / "cal.json"]
 
 
 @pytest.mark.parametrize("name", ["skilltv.toml", "offline.toml"])
