@@ -1,16 +1,16 @@
 """Trust or escalate with the real local model: the rules judge, then the direct judge with three
 simulated annotators (Qwen2.5-Coder-0.5B on llama.cpp), each calibrated on dev cases of two
-bundled tasks and applied as a cascade to cases of a third task.
+bundled tasks and applied as a cascade to a case of a third task.
 
-To stay within minutes on two loaded cores it judges two dev cases (one per dev task) and one
-apply case (the bundled examples hold twelve; the in-context examples come from all six cases
-of the dev tasks): nine model calls plus repair turns, with one short condensed example after
-a small prompt (the three calls of a case share it as a cached prefix) and capped output.
-Two dev cases are far too few for a guarantee at 80 % agreement (that needs at least 11 decided
-cases with no error), so it calibrates at agreement 0.5, δ = 0.25 (at least 2): what it shows is
+To stay within a few minutes on two loaded cores it judges one dev case and one apply case (the
+bundled examples hold twelve; the in-context examples come from all six cases of the two dev
+tasks): six model calls plus repair turns, with one short condensed example after a small
+prompt (the three calls of a case share it as a cached prefix) and capped output. One dev case
+is far too few for a guarantee at 80 % agreement (that needs at least 11 decided cases with no
+error), so it calibrates at agreement 0.5, δ = 0.5 (at least 1 decided case): what it shows is
 the mechanics with a real model: each stage decides only at or above its calibrated threshold,
 the model stage is asked about exactly the cases the rules stage left, and the report states
-the promise.
+the promise. Measured: see docs/benchmarks.md (Calibration).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from judge_runner.models.recording import TRANSCRIPT, read_transcript
 from tests.local_model.conftest import MODEL, LocalModel
 from tests.local_model.test_local_model import cli, records
 
-# nine to eighteen real calls (a repair turn each when the model's answer is not a tool call):
+# six to twelve real calls (a repair turn each when the model's answer is not a tool call):
 # minutes on an idle machine, far more on a loaded one; the timeout only catches a hang
 pytestmark = [pytest.mark.local_model, pytest.mark.slow, pytest.mark.timeout(1800)]
 
@@ -53,18 +53,17 @@ def test_rules_then_three_annotators_calibrated_on_dev_applied_to_new_cases(
 ) -> None:
     started = time.monotonic()
     root = str(example_dataset.root)
-    dev = _split(tmp_path / "dev.txt",
-                 [c for task in DEV_TASKS for c in _ids(example_dataset, task, 1)])
+    dev = _split(tmp_path / "dev.txt", _ids(example_dataset, DEV_TASKS[0], 1))
     apply = _split(tmp_path / "apply.txt", _ids(example_dataset, APPLY_TASK, 1))
     # examples come from every case of the two dev tasks (all dev data), so that each case's
-    # three sets differ; the threshold is chosen on the two judged dev cases
+    # three sets differ; the threshold is chosen on the judged dev case
     pool = _split(tmp_path / "pool.txt",
                   [c for task in DEV_TASKS for c in _ids(example_dataset, task, 3)])
     knobs = ["annotators=3", f"examples={root}", f"example_split={pool}", "per_set=1",
-             "example_chars=100", "max_prompt_tokens=800", "max_output_tokens=120",
+             "example_chars=100", "max_prompt_tokens=800", "max_output_tokens=80",
              "timeout_s=400"]
     options = [x for knob in knobs for x in ("-o", knob)]
-    loose = ["--agreement", "0.5", "--delta", "0.25"]
+    loose = ["--agreement", "0.5", "--delta", "0.5"]
 
     cli("eval", root, "--judge", "rules", "--split", str(dev), "--run-dir",
         str(tmp_path / "rules-dev"), "--no-progress")
