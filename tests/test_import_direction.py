@@ -31,7 +31,8 @@ STAGES = ("cases", "ingest", "models", "sandbox", "skills", "calibration", "judg
           "runs", "splits", "evolve", "harbor", "view", "experiments")
 # Modules at the package root that belong to a stage (`python -m judge_runner` runs the CLI).
 ROOT_MEMBERS = {"__main__": "cli"}
-FOUNDATION = frozenset({"cancel", "closing", "files", "jsonl", "log", "templates", "text"})
+FOUNDATION = frozenset({"cancel", "closing", "files", "jsonl", "log", "templates", "text",
+                        "untrusted"})
 
 
 @dataclass(frozen=True)

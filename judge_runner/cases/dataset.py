@@ -9,6 +9,7 @@ from pathlib import Path, PurePosixPath
 from judge_runner.cases.models import ArtifactRecord, CaseMeta, LabelRecord, Trajectory
 from judge_runner.core import layout
 from judge_runner.jsonl import read_models
+from judge_runner.untrusted import Fence
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,13 @@ class CasePackage:
     @property
     def id(self) -> str:
         return self.meta.id
+
+    @cached_property
+    def fence(self) -> Fence:
+        """The boundary around this case's run text in every prompt: a hash of case.json,
+        trajectory.json and instruction.md, so no text of the run can contain it."""
+        return Fence.of(*((self.root / name).read_bytes() for name in (
+            layout.CASE_FILE, layout.TRAJECTORY_FILE, layout.INSTRUCTION_FILE)))
 
     @property
     def skills_dir(self) -> Path:

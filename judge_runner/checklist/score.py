@@ -44,6 +44,7 @@ from judge_runner.checklist.models import (
 from judge_runner.core import Usage
 from judge_runner.models import ModelClient, ModelError, ModelRequest
 from judge_runner.text import CUT, cut
+from judge_runner.untrusted import TRUST_RULE, Fence
 
 TOOL_NAME = "record_judgments"
 MAX_STEP_CHARS = 6_000
@@ -67,7 +68,9 @@ outputs), the final report, and the contents of files the run wrote. Rules:
   no, quote the unbacked claim with kind "report" (ref "final"); a quote of the final report
   backs nothing else.
 
-Record all items with one call to record_judgments."""
+Record all items with one call to record_judgments.
+
+""" + TRUST_RULE
 
 
 class _Cite(BaseModel):
@@ -98,21 +101,31 @@ def tool_schema() -> dict[str, Any]:
             "input_schema": _Payload.model_json_schema()}
 
 
+def log_fence(log: ExecutionLog) -> Fence:
+    """The boundary around the run's text in this log's prompt: a hash of that text."""
+    return Fence.of(log.case_id, *log.steps, log.final_message or "",
+                    *(f"{a.path}\0{a.text or a.note}" for a in log.artifacts))
+
+
 def render_log(log: ExecutionLog, max_chars: int = MAX_LOG_CHARS) -> str:
-    """The log as the judge reads it. Over budget, middle steps are dropped with a marker, so
-    the judge knows evidence may be missing and abstains instead of assuming."""
-    steps = [f"[step {i}] {cut(text, MAX_STEP_CHARS, marker=CUT)[0]}"
+    """The log as the judge reads it, every text of the run fenced (`log_fence`). Over budget,
+    middle steps are dropped with a marker, so the judge knows evidence may be missing and
+    abstains instead of assuming."""
+    fence = log_fence(log)
+    steps = [f"[step {i}]\n{fence.wrap(cut(text, MAX_STEP_CHARS, marker=CUT)[0], f'step {i}')}"
              for i, text in enumerate(log.steps)]
     artifacts = []
     for a in log.artifacts:
-        body = cut(a.text, MAX_ARTIFACT_CHARS, marker=CUT)[0] if a.text is not None \
-            else f"({a.note})"
-        artifacts.append(f'<artifact path="{a.path}">\n{body}\n</artifact>')
-    tail = ["", "<final_report>", log.final_message or "(no final report)", "</final_report>",
-            "", "<artifacts>", *(artifacts or ["(none)"]), "</artifacts>"]
-    budget = max_chars - sum(len(t) + 1 for t in tail)
+        body = fence.wrap(cut(a.text, MAX_ARTIFACT_CHARS, marker=CUT)[0], "its content") \
+            if a.text is not None else f"({a.note})"
+        artifacts.append(f"artifact {fence.inline(a.path)}:\n{body}")
+    final = fence.wrap(log.final_message, "the final report") if log.final_message \
+        else "(no final report)"
+    tail = ["", "Final report:", final, "", "Artifacts:", *(artifacts or ["(none)"])]
+    head = [fence.declaration(), "", "Steps:"]
+    budget = max_chars - sum(len(t) + 1 for t in [*head, *tail])
     kept = _fit_steps(steps, budget)
-    return "\n".join(["<steps>", *kept, "</steps>", *tail])
+    return "\n".join([*head, *kept, *tail])
 
 
 def _fit_steps(steps: list[str], budget: int) -> list[str]:

@@ -28,6 +28,7 @@ from judge_runner.models import (
     transcript_usage,
 )
 from judge_runner.templates import environment
+from judge_runner.untrusted import Fence
 
 _SAFE_REF = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*\.md$")
 
@@ -138,6 +139,7 @@ class ModelOptimizer:
             strategy=request.strategy.value,
             strategy_brief=request.strategy_brief,
             shared_brief=request.shared_brief,
+            fence=Fence.of(request.strategy_brief, request.shared_brief),
         )
         model_request = ModelRequest(
             model=self.model,

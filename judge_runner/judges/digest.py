@@ -18,6 +18,11 @@ applied in this order until it fits, and recorded in the verdict's `details["sel
    that cannot take the prompt then fails the call, which is an error verdict, not a guess).
 
 Nothing is dropped without a marker in the prompt and a record in `Selection`.
+
+Every piece of text from the run (instruction, skill bodies, file previews, each step's
+arguments, text and output, the final message) is fenced with the case's boundary
+(`CasePackage.fence`), and every name or path from the run on a line of ours is an escaped
+quoted literal, so nothing the agent wrote can pass for the digest's own structure.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from pydantic import BaseModel, Field
 
 from judge_runner.cases import CasePackage, Step, StepKind, estimate_tokens
 from judge_runner.text import CUT, cut
+from judge_runner.untrusted import Fence
 
 STEP_CHARS = (4000, 2000, 1000, 500)
 SKILL_CHARS = (None, 2000, 0)  # None: whole body; 0: name and description only
@@ -90,9 +96,11 @@ def render_digest(case: CasePackage, max_tokens: int) -> tuple[str, Selection]:
 
 
 def _render(case: CasePackage, level: _Level) -> tuple[str, list[list[int]], int]:
-    meta, trajectory = case.meta, case.trajectory
-    parts = [f"# Case {meta.id}", "", f"Task: {meta.task}", "", "## Instruction", "",
-             case.instruction.strip(), "", "## Skills the agent had", ""]
+    meta, trajectory, fence = case.meta, case.trajectory, case.fence
+    parts = [f"# Case {fence.inline(meta.id)}", "", fence.declaration(), "",
+             f"Task: {fence.inline(meta.task)}", "", "## Instruction", "",
+             fence.wrap(case.instruction.strip(), "the task instruction, as the run recorded it"),
+             "", "## Skills the agent had", ""]
     parts += _skills(case, level.skill_chars) or ["(none)"]
     parts += ["", "## Files the agent produced", ""]
     parts += _artifacts(case, level.artifact_chars) or ["(none recorded)"]
@@ -102,37 +110,43 @@ def _render(case: CasePackage, level: _Level) -> tuple[str, list[list[int]], int
     term = trajectory.termination
     parts += ["", "## End of run", "",
               f"termination: {term.status.value}"
-              + (f" ({term.result_subtype})" if term.result_subtype else "")
-              + (f", exception {term.exception}" if term.exception else ""),
-              "", "Final message of the agent:", "", trajectory.final_message or "(none)"]
+              + (f" ({fence.inline(term.result_subtype)})" if term.result_subtype else "")
+              + (f", exception {fence.inline(term.exception)}" if term.exception else ""),
+              "", "Final message of the agent:", "",
+              fence.wrap(trajectory.final_message, "the agent's final message")
+              if trajectory.final_message else "(none)"]
     return "\n".join(parts) + "\n", omitted, omitted_chars
 
 
 def _skills(case: CasePackage, chars: int | None) -> list[str]:
     lines: list[str] = []
+    fence = case.fence
     for name in case.meta.skills:
         path = case.skills_dir / name / "SKILL.md"
         body = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
         if chars == 0 or not body:
             first = next((ln for ln in body.splitlines() if ln.startswith("description:")), "")
-            lines.append(f"- {name} {first}".rstrip())
+            lines.append(f"- {fence.inline(name)}" + (f" {fence.inline(first)}" if first else ""))
             continue
-        lines += [f"### Skill {name}", "", _head(body, chars), ""]
+        lines += [f"### Skill {fence.inline(name)}", "",
+                  fence.wrap(_head(body, chars), "the skill's SKILL.md"), ""]
     return lines
 
 
 def _artifacts(case: CasePackage, chars: int | None) -> list[str]:
     lines: list[str] = []
+    fence = case.fence
     for record in case.meta.artifacts:
-        where = record.stored_as or "content not available"
-        lines.append(f"- {record.path} ({record.provenance.value}, {record.size} bytes): {where}")
+        where = fence.inline(record.stored_as) if record.stored_as else "content not available"
+        lines.append(f"- {fence.inline(record.path)} ({record.provenance.value}, "
+                     f"{record.size} bytes): {where}")
         if chars == 0 or record.stored_as is None:
             continue
         path = case.artifact_file(record)
         preview = _preview(path, chars) if path is not None else \
             "(not shown: the stored copy is not a file inside artifacts/)"
         if preview:
-            lines += ["", "```", preview, "```", ""]
+            lines += ["", fence.wrap(preview, "content of the file above"), ""]
     return lines
 
 
@@ -156,7 +170,7 @@ def _steps(case: CasePackage, level: _Level) -> tuple[list[str], list[list[int]]
     def close_gap() -> None:
         nonlocal omitted_chars
         if gap:
-            chars = sum(len(_step(s, None)) for s in gap)
+            chars = sum(len(_step(s, None, case.fence)) for s in gap)
             omitted.append([gap[0].index, gap[-1].index])
             omitted_chars += chars
             lines.append(f"[steps {gap[0].index}-{gap[-1].index} left out: {len(gap)} steps, "
@@ -166,7 +180,7 @@ def _steps(case: CasePackage, level: _Level) -> tuple[list[str], list[list[int]]
     for step in steps:
         if keep is None or step.index in keep:
             close_gap()
-            lines.append(_step(step, level.step_chars))
+            lines.append(_step(step, level.step_chars, case.fence))
         else:
             gap.append(step)
     close_gap()
@@ -184,21 +198,23 @@ def _kept(case: CasePackage, edge: int | None) -> set[int] | None:
     return keep
 
 
-def _step(step: Step, chars: int | None) -> str:
+def _step(step: Step, chars: int | None, fence: Fence) -> str:
     head = f"[{step.index}] {step.kind.value}"
     if step.tool:
-        head += f" {step.tool}"
+        head += f" {fence.inline(step.tool)}"
     if step.skill:
-        head += f" skill={step.skill}"
+        head += f" skill={fence.inline(step.skill)}"
     if step.is_error or step.exit_code not in (None, 0):
         head += f" ERROR (exit {step.exit_code})"
     body: list[str] = [head]
+    where = f"of step {step.index}"
     if step.arguments:
-        body.append("args: " + _cut(json.dumps(step.arguments, ensure_ascii=False), chars))
+        body.append(fence.wrap(_cut(json.dumps(step.arguments, ensure_ascii=False), chars),
+                               f"arguments {where}"))
     if step.text:
-        body.append(_cut(step.text, chars))
+        body.append(fence.wrap(_cut(step.text, chars), f"text {where}"))
     if step.output:
-        body.append("output: " + _cut(step.output, chars))
+        body.append(fence.wrap(_cut(step.output, chars), f"output {where}"))
     if step.omitted_chars:
         body.append(f"(the normalizer already cut {step.omitted_chars} characters here)")
     return "\n".join(body)

@@ -18,6 +18,7 @@ from judge_runner.core import Usage
 from judge_runner.judges.digest import Selection
 from judge_runner.models import ModelClient, ModelError, ModelRequest, ModelResponse, system_blocks
 from judge_runner.templates import environment
+from judge_runner.untrusted import TRUST_RULE
 
 
 class OutputError(ValueError):
@@ -76,7 +77,9 @@ class VerdictInput(BaseModel):
 
 
 def render(template: str, **values: Any) -> str:
-    return environment("judge_runner.judges").get_template(template).render(**values)
+    """A prompt template of this package; `trust_rule` (how to read the run's text) is given."""
+    return environment("judge_runner.judges").get_template(template).render(
+        trust_rule=TRUST_RULE, **values)
 
 
 def tool_spec(name: str, description: str, model: type[BaseModel],

@@ -81,8 +81,12 @@ class RubricJudge(OneCallJudge):
 
     def _run(self, case: CasePackage, out_dir: Path, state: _State) -> None:
         client = self.clients(out_dir)  # first: it replaces an earlier attempt's transcript
-        task = oneshot.render("rubric_task.md.j2", instruction=case.instruction.strip(),
-                              skills=_skill_texts(case))
+        fence = case.fence
+        task = oneshot.render(
+            "rubric_task.md.j2", declaration=fence.declaration(),
+            instruction=fence.wrap(case.instruction.strip(), "the task instruction"),
+            skills=[(fence.inline(name), fence.wrap(text, "the skill's SKILL.md"))
+                    for name, text in _skill_texts(case)])
         rubric, response = oneshot.call_tool(
             client, model=self.model, system=oneshot.render("rubric_system.md.j2"), user=task,
             tool=oneshot.tool_spec("submit_rubric", "Submit the rubric.", RubricInput),

@@ -170,7 +170,7 @@ class AgentJudge:
             wall_end = started + self.budgets.max_wall_s
             with sandbox, deadline.until(wall_end):
                 run.session = Session(sandbox=sandbox, allow_abstain=self.allow_abstain,
-                                      wall_end=wall_end)
+                                      wall_end=wall_end, fence=case.fence)
                 run.loop(client, system_text, overview)
         except SessionError as exc:
             run.error = str(exc)

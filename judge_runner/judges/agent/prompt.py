@@ -13,6 +13,7 @@ from judge_runner.cases import CasePackage
 from judge_runner.core import TRAJECTORY_FILE
 from judge_runner.skills import JudgeSkill
 from judge_runner.templates import environment
+from judge_runner.untrusted import TRUST_RULE
 
 
 def _template(name: str) -> jinja2.Template:
@@ -21,7 +22,7 @@ def _template(name: str) -> jinja2.Template:
 
 def render_system(skill: JudgeSkill | None, allow_abstain: bool) -> str:
     return _template("system.md.j2").render(
-        skill=skill, allow_abstain=allow_abstain
+        skill=skill, allow_abstain=allow_abstain, trust_rule=TRUST_RULE
     )
 
 
@@ -36,6 +37,7 @@ def render_case(case: CasePackage, page_chars: int) -> str:
                          f"case.json for {case.meta.id!r}")
     return _template("case.md.j2").render(
         meta=case.meta,
+        fence=case.fence,
         instruction=case.instruction.strip(),
         trajectory_chars=trajectory_chars,
         page_chars=page_chars,

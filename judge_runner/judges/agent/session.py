@@ -35,6 +35,7 @@ from judge_runner.judges.agent import tools as t
 from judge_runner.judges.agent.evidence import quote_in_output
 from judge_runner.sandbox import ExecResult, Sandbox
 from judge_runner.text import cut
+from judge_runner.untrusted import Fence
 
 MAX_TOOL_OUTPUT_CHARS = 30_000
 WHOLE_READ_BYTES = 4 << 20  # files up to this size are read whole, so pages know the length
@@ -85,6 +86,7 @@ class Session:
     repair_used: bool = False
     final: FinalVerdict | None = None
     wall_end: float | None = None  # time.monotonic() by which the case must end
+    fence: Fence | None = None  # the case's boundary around what bash and read_file return
 
     @property
     def invalid_outputs(self) -> int:
@@ -127,7 +129,11 @@ class Session:
         result = self.sandbox.exec(args.command, timeout=timeout)
         text = _cap(format_exec(result, timeout))
         self.outputs[call_id] = text
-        return ToolResult(call_id, text)
+        return ToolResult(call_id, self._fenced(text, "what this bash call printed"))
+
+    def _fenced(self, text: str, what: str) -> str:
+        """Sandbox output shows the run's files: fenced like every other text of the run."""
+        return text if self.fence is None else self.fence.wrap(text, what)
 
     def _read_file(self, call_id: str, args: BaseModel) -> ToolResult:
         """One page of a file. A large file is fetched only as far as the page needs (at most
@@ -160,7 +166,7 @@ class Session:
         header = f"[{args.path}: characters {args.offset}-{end} of {total}; {tail}]"
         content = f"{header}\n{page}"
         self.outputs[call_id] = content
-        return ToolResult(call_id, content)
+        return ToolResult(call_id, f"{header}\n{self._fenced(page, 'this page of the file')}")
 
     def _size(self, path: str) -> str:
         result = self.sandbox.exec(f"wc -c < {shlex.quote(path)}", timeout=30)

@@ -394,5 +394,6 @@ def no_substitute_data(view: CaseView, spec: CheckSpec) -> Finding | None:
                    (step_ref(messages[-1].index),))
 
 
-# The outcome checks live in their own module and register themselves on import.
-from judge_runner.judges.rules import outcome_checks  # noqa: E402, F401
+# The outcome checks and the judge-address check live in their own modules and register
+# themselves on import.
+from judge_runner.judges.rules import address_checks, outcome_checks  # noqa: E402, F401
