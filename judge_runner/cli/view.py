@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Annotated
 
@@ -58,19 +57,22 @@ def view_command(
 
 
 def _serve(runs: list[Path], page: Path, port: int) -> None:
-    # Only the pages are served: the folder holding every view/ directory involved.
+    # Only what was written: the view/ folders involved (for an evolution run, its own and its
+    # judgment runs'), and the page itself (a compare page written with --out).
+    from judge_runner.view.lineage import is_evolution_dir, judgment_runs
     from judge_runner.view.pages import VIEW_DIR
-    from judge_runner.view.serve import make_server, url_of
+    from judge_runner.view.serve import Served, make_server, url_of
 
-    views = [page.parent, *(run / VIEW_DIR for run in runs)]
-    root = Path(os.path.commonpath([p.resolve() for p in views]))
-    if root == Path(root.anchor):
-        raise fail("--serve needs the pages and runs under one folder other than the root")
+    dirs = list(runs)
+    if len(runs) == 1 and is_evolution_dir(runs[0]):
+        dirs += judgment_runs(runs[0])
+    served = Served.of([d / VIEW_DIR for d in dirs], [page])
     try:
-        server = make_server(root, port)
+        server = make_server(served, port)
     except OSError as exc:
         raise fail(f"cannot listen on 127.0.0.1:{port}: {exc}") from exc
-    typer.echo(f"serving {root} at {url_of(server, root, page)} (Ctrl-C stops)")
+    typer.echo(f"serving the pages under {served.root} at {url_of(server, served, page)} "
+               "(Ctrl-C stops)")
     try:
         server.serve_forever()
     except KeyboardInterrupt:

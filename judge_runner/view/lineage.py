@@ -108,13 +108,15 @@ def _lineage(skills_root: Path) -> Lineage:
         return Lineage()
 
 
+def judgment_runs(evolve_dir: Path) -> list[Path]:
+    """The judgment run directories of an evolution run (each gets viewer pages)."""
+    return [v.parent for v in sorted((evolve_dir / JUDGMENTS_DIR).glob(f"*/*/{VERDICTS_FILE}"))]
+
+
 def _judgment_pages(evolve_dir: Path, dataset: Path | None) -> dict[tuple[str, str], RunPages]:
     """Viewer pages of every judgment run, by (skill hash prefix, purpose)."""
-    out: dict[tuple[str, str], RunPages] = {}
-    for verdicts in sorted((evolve_dir / JUDGMENTS_DIR).glob(f"*/*/{VERDICTS_FILE}")):
-        run_dir = verdicts.parent
-        out[(run_dir.parent.name, run_dir.name)] = write_run_pages(run_dir, dataset)
-    return out
+    return {(run_dir.parent.name, run_dir.name): write_run_pages(run_dir, dataset)
+            for run_dir in judgment_runs(evolve_dir)}
 
 
 def _skill_dirs(state: EvolveState) -> dict[str, Path]:

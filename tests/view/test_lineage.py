@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from judge_runner.evolve.state import EvolveState
 from judge_runner.view.lineage import write_lineage_page
 from judge_runner.view.pages import ViewError
 from tests.casebuilder import dev_pool
+from tests.view.serving import get, serving
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -52,6 +54,19 @@ def test_lineage_shows_versions_candidates_diffs_and_driving_cases(evolution: Pa
     assert {name for _, name in links} == drivers
     for href, _ in links:
         assert (page.parent / href).is_file(), href
+
+
+def test_serve_answers_every_link_of_the_lineage_page(evolution: Path) -> None:
+    with serving(str(evolution)) as url:
+        status, body = get(url)
+        assert status == 200 and url.endswith("/lineage.html")
+        hrefs = [h for h in re.findall(r'href="([^"#]+)"', body.decode("utf-8"))
+                 if not h.startswith("http")]
+        assert len(hrefs) >= 10 and any("judgments" in h for h in hrefs)
+        base = url.rsplit("/", 1)[0]
+        for href in hrefs:
+            assert get(urllib.parse.urljoin(f"{base}/", href))[0] == 200, href
+        assert get(urllib.parse.urljoin(f"{base}/", "../state.json"))[0] == 404
 
 
 def test_a_directory_without_state_is_not_an_evolution(tmp_path: Path) -> None:
