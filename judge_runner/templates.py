@@ -6,6 +6,8 @@ from functools import cache
 
 import jinja2
 
+from judge_runner.untrusted import page_value
+
 
 @cache
 def environment(package: str, *, html: bool = False, trim: bool = False) -> jinja2.Environment:
@@ -15,7 +17,9 @@ def environment(package: str, *, html: bool = False, trim: bool = False) -> jinj
     missing variable is a bug, not an empty string); a missing template raises
     jinja2.TemplateNotFound. `html` autoescapes `*.html.j2` templates (prompts are markdown for a
     model and are never escaped); `trim` drops the newline after a block tag and the indentation
-    before it. Rendered text keeps its trailing newline.
+    before it. Rendered text keeps its trailing newline. In `html` environments every printed
+    value has its control and bidi-control characters shown as escapes (`page_value`): pages
+    show a run's text, and a bidi override in a file name must not reorder what a reader sees.
     """
     return jinja2.Environment(
         loader=jinja2.PackageLoader(package, "templates"),
@@ -24,4 +28,5 @@ def environment(package: str, *, html: bool = False, trim: bool = False) -> jinj
         trim_blocks=trim,
         lstrip_blocks=trim,
         keep_trailing_newline=True,
+        finalize=page_value if html else None,
     )

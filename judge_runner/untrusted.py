@@ -15,7 +15,7 @@ a judge says pass. So such text is treated as hostile data:
 - **in a web page** it goes through `visible_controls` (the same escapes; HTML escaping is the
   template engine's job) and sits in an isolated bidi run (`<bdi>`, `unicode-bidi: isolate`).
 
-This module imports nothing of the package, so every stage may use it.
+This module imports nothing of the package, so every stage (and `templates`) may use it.
 """
 
 from __future__ import annotations
@@ -70,6 +70,14 @@ def visible_controls(text: str) -> str:
     return terminal_safe(text)
 
 
+def page_value[T](value: T) -> T:
+    """A template value for a web page: a string (HTML-safe markup included, whose type is
+    kept) with its controls made visible (`visible_controls`); anything else as it is."""
+    if isinstance(value, str):
+        return type(value)(visible_controls(value))
+    return value
+
+
 def has_controls(text: str) -> bool:
     """Whether `text` holds a character `terminal_safe` would escape (besides newline and tab)."""
     return _TERMINAL_MULTILINE.search(text) is not None
@@ -89,6 +97,7 @@ def inline(text: str) -> str:
     return _TERMINAL_ONE_LINE.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted)
 
 
+PLAIN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 FENCE_TAG = "agent-text"
 BOUNDARY_REMOVED = "[boundary token removed]"
 
@@ -133,8 +142,11 @@ class Fence:
         return f"{self.begin} {self.neutralize(what)}\n{self.neutralize(text)}\n{self.end}"
 
     def inline(self, text: str) -> str:
-        """An agent-controlled short string as an escaped one-line literal (see `inline`)."""
-        return inline(self.neutralize(text))
+        """An agent-controlled short string for a line of ours: as it is when it is a plain
+        name (letters, digits, `.`, `_`, `-`, starting with a letter or digit: nothing there can
+        break a line or open markup), else as an escaped quoted literal (see `inline`)."""
+        text = self.neutralize(text)
+        return text if PLAIN_NAME.fullmatch(text) else inline(text)
 
     def declaration(self) -> str:
         """Where the agent's text is in this prompt, for the judge to read before it."""

@@ -18,7 +18,7 @@ from judge_runner.checklist.models import Checklist, ChecklistLoadError, read_ch
 from judge_runner.checklist.synth import DEFAULT_RULES
 from judge_runner.checklist.tasks import TaskSourceError, load_task
 from judge_runner.checklist.validate import validate
-from judge_runner.cli.support import fail
+from judge_runner.cli.support import echo, fail
 from judge_runner.models.base import ModelClient, ModelError
 
 app = typer.Typer(help="Checklist partial credit: synthesize and validate the frozen "
@@ -67,9 +67,9 @@ def synth(
                           out, max_rounds=max_rounds, workers=workers)
     for r in results:
         if r.error:
-            typer.echo(f"FAILED {r.task or r.task_dir}: {r.error}", err=True)
+            echo(f"FAILED {r.task or r.task_dir}: {r.error}", err=True)
         else:
-            typer.echo(f"ok {r.task}: {r.checklist} ({r.rounds} round(s), {r.content_hash})")
+            echo(f"ok {r.task}: {r.checklist} ({r.rounds} round(s), {r.content_hash})")
     if any(r.error for r in results):
         raise typer.Exit(1)
 
@@ -91,17 +91,17 @@ def validate_cmd(
             checklist = _load(file, refreeze)
             failures = validate(checklist, load_task(tasks / checklist.task))
         except (ChecklistLoadError, TaskSourceError) as exc:
-            typer.echo(f"FAILED {file}: {exc}", err=True)
+            echo(f"FAILED {file}: {exc}", err=True)
             bad += 1
             continue
         if failures:
             bad += 1
             for f in failures:
-                typer.echo(f"FAILED {file}: {f}", err=True)
+                echo(f"FAILED {file}: {f}", err=True)
             continue
         if refreeze and not checklist.is_frozen:
             file.write_text(checklist.freeze().model_dump_json(indent=2) + "\n", encoding="utf-8")
-        typer.echo(f"ok {file} ({len(checklist.items)} items)")
+        echo(f"ok {file} ({len(checklist.items)} items)")
     if bad or not files:
         raise typer.Exit(1)
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from judge_runner.cli.judge_options import SandboxOpt, build_or_exit, check_or_exit, judge_options
-from judge_runner.cli.support import fail, interrupts_reported, require_complete
+from judge_runner.cli.support import echo, fail, interrupts_reported, require_complete
 from judge_runner.evolve.state import OptimizerKind
 from judge_runner.judges.registry import uses_flag
 from judge_runner.sandbox import SandboxKind
@@ -173,7 +173,7 @@ def evolve_cmd(
             raise fail(str(exc)) from None
     text = render_report(run_dir, state)
     (run_dir / REPORT_FILE).write_text(text, encoding="utf-8")
-    typer.echo(text)
+    echo(text)
 
 
 @evolve_app.command("report")
@@ -189,7 +189,7 @@ def report_cmd(
         raise fail(f"no evolution state in {run_dir}")
     text = render_report(run_dir, state)
     (run_dir / REPORT_FILE).write_text(text, encoding="utf-8")
-    typer.echo(text)
+    echo(text)
 
 
 def register(app: typer.Typer) -> None:

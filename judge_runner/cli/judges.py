@@ -9,6 +9,7 @@ import typer
 
 from judge_runner.cases import CasePackage
 from judge_runner.cli.judge_options import JudgeName, build_or_exit, with_judge_options
+from judge_runner.cli.support import echo
 from judge_runner.core import CASE_FILE, Decision, Inspection, Verdict
 from judge_runner.judges import JudgeOptions
 from judge_runner.judges.products import PLAN_FILE, read_log
@@ -35,7 +36,7 @@ def judge_command(
     from judge_runner.runs.runner import judge_one  # the CLI layer; judges do not import runs
 
     verdict = judge_one(built, package, out_dir)
-    typer.echo(_report(out_dir, verdict))
+    echo(_report(out_dir, verdict))
     if verdict.decision == Decision.ERROR:
         raise typer.Exit(1)
 

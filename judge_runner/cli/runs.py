@@ -21,6 +21,7 @@ from judge_runner.cli.support import (
     io_failure,
     not_a_dataset,
     require_complete,
+    shown,
 )
 from judge_runner.core import CASES_DIR
 from judge_runner.judges import JudgeOptions
@@ -137,7 +138,7 @@ def print_comparison(c: Comparison) -> None:
     head = Table(title="A vs B on shared cases", title_justify="left")
     for col in ("", "A", "B"):
         head.add_column(col, justify="right" if col else "left")
-    head.add_row("run", c.run_a, c.run_b)
+    head.add_row("run", shown(c.run_a), shown(c.run_b))
     head.add_row("accuracy (paired)", f"{c.accuracy_a:.3f}", f"{c.accuracy_b:.3f}")
     _stdout.print(head)
     _stdout.print(
@@ -149,14 +150,14 @@ def print_comparison(c: Comparison) -> None:
     for col in ("domain", "n", "A", "B", "B − A"):
         domains.add_column(col, justify="left" if col == "domain" else "right")
     for name, d in c.per_domain.items():
-        domains.add_row(name, str(d.n), f"{d.accuracy_a:.3f}", f"{d.accuracy_b:.3f}",
+        domains.add_row(shown(name), str(d.n), f"{d.accuracy_a:.3f}", f"{d.accuracy_b:.3f}",
                         f"{d.delta:+.3f}")
     _stdout.print(domains)
     changed = Table(title=f"Changed cases ({len(c.changed)})", title_justify="left")
     for col in ("case", "label", "A", "B", "effect"):
         changed.add_column(col)
     for ch in c.changed:
-        changed.add_row(ch.case_id, ch.label.value if ch.label else "-", ch.decision_a.value,
+        changed.add_row(shown(ch.case_id), ch.label.value if ch.label else "-", ch.decision_a.value,
                         ch.decision_b.value, ch.effect)
     _stdout.print(changed)
 
@@ -189,7 +190,8 @@ def pool_dataset(pool: Path, out: Path, tasks: list[Path]) -> Dataset:
         raise fail(f"importing {pool}: {exc}") from exc
     for entry in report.trials:
         if entry.status is TrialStatus.FAILED:  # reported, not fatal: the rest is judged
-            _stderr.print(f"[yellow]not imported[/] {entry.trial_path}: {entry.reason}",
+            _stderr.print(f"[yellow]not imported[/] {shown(entry.trial_path)}: "
+                          f"{shown(entry.reason)}",
                           highlight=False)
     imported = report.count(TrialStatus.IMPORTED)
     if imported == 0:

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING
 
 import typer
 
+from judge_runner.untrusted import terminal_safe
+
 if TYPE_CHECKING:
     from judge_runner.cases import Dataset
 
@@ -76,3 +78,17 @@ def io_failure(exc: Exception, doing: str, resume: str) -> typer.Exit:
     why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
     where = f" ({exc.filename})" if isinstance(exc, OSError) and exc.filename else ""
     return fail(f"{doing} stopped: {why}{where}; {resume}")
+
+
+def echo(text: str, *, err: bool = False) -> None:
+    """Print text that may hold a run's content (messages, outputs, names, paths): escape
+    sequences and other control characters are shown escaped instead of reaching the terminal
+    (see `judge_runner.untrusted.terminal_safe`)."""
+    typer.echo(terminal_safe(text), err=err)
+
+
+def shown(text: object) -> str:
+    """A run's string for a rich renderable: controls escaped, rich markup escaped."""
+    from rich.markup import escape
+
+    return escape(terminal_safe(str(text)))

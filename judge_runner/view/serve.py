@@ -66,13 +66,18 @@ class _PageHandler(SimpleHTTPRequestHandler):
         super().__init__(*args, directory=str(served.root), **kwargs)
 
     def send_head(self) -> Any:
-        if not host_allowed(self.headers.get("Host"), self.server.server_address[1]):
+        if not host_allowed(self.headers.get("Host"), self.port):
             self.send_error(HTTPStatus.FORBIDDEN, "the Host is not a loopback name")
             return None
         if not self.served.allows(Path(self.translate_path(self.path))):
             self.send_error(HTTPStatus.NOT_FOUND, "not a page of this view")
             return None
         return super().send_head()
+
+    @property
+    def port(self) -> int:
+        address = self.server.server_address
+        return int(address[1]) if isinstance(address, tuple) else 0
 
     def list_directory(self, path: str | os.PathLike[str]) -> None:
         self.send_error(HTTPStatus.NOT_FOUND, "not a page of this view")

@@ -14,8 +14,8 @@ def test_whole_case_when_it_fits(tmp_path: Path) -> None:
     text, selection = render_digest(case, 100_000)
     assert selection.fits_whole and not selection.omitted_steps
     assert selection.step_chars is None
-    for needle in ("Sum the numbers", "[3] tool_call \"Write\"", '{"total": 41}',
-                   "termination: completed", "Done: total is 41.", "### Skill \"summing\""):
+    for needle in ("Sum the numbers", "[3] tool_call Write", '{"total": 41}',
+                   "termination: completed", "Done: total is 41.", "### Skill summing"):
         assert needle in text
 
 
@@ -30,7 +30,7 @@ def test_policy_levels_cut_with_markers_and_record_them(tmp_path: Path) -> None:
     tight, sel2 = render_digest(case, 1500)
     assert sel2.omitted_steps and sel2.omitted_step_chars > 0
     # kept whatever the budget: instruction, the step that wrote the artifact, the final message
-    for needle in ("Sum the numbers", "[3] tool_call \"Write\"", "Done: total is 41."):
+    for needle in ("Sum the numbers", "[3] tool_call Write", "Done: total is 41."):
         assert needle in tight
     omitted = {i for first, last in sel2.omitted_steps for i in range(first, last + 1)}
     for first, last in sel2.omitted_steps:

@@ -21,7 +21,7 @@ def serving(*args: str) -> Iterator[str]:
         assert process.stdout is not None
         lines = [process.stdout.readline() for _ in range(3 if len(args) > 1 else 2)]
         serving_line = next((ln for ln in lines if ln.startswith("serving ")), "")
-        assert serving_line, (lines, process.stderr.read() if process.poll() is not None else "")
+        assert serving_line, lines
         yield serving_line.split(" at ")[-1].split(" ")[0]
     finally:
         os.kill(process.pid, signal.SIGINT)

@@ -3,15 +3,21 @@ stays inert, filters and keyboard navigation work."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from judge_runner.cases import Dataset
+from judge_runner.core import Label
 from judge_runner.runs.runner import RunResult
 from judge_runner.view.compare import write_compare_page
 from judge_runner.view.pages import RunPages, write_run_pages
+from tests.casebuilder import build_case, msg, write
 from tests.view import runs
 from tests.view.browser import Browser
+
+BIDI = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 @pytest.fixture(scope="module")
@@ -118,3 +124,30 @@ def test_side_by_side_filter_shows_only_the_changed_cases(chromium: Browser,
         assert rows.count() == 1 and rows.first.get_attribute("data-case") == "case-2"
         page.locator("tbody#cases tr:not([hidden]) a", has_text="A page").click()
         page.wait_for_url("**/a/view/cases/case-2.html")
+
+
+def test_a_bidi_override_in_a_file_name_is_shown_not_obeyed(tmp_path: Path,
+                                                             chromium: Browser) -> None:
+    """`U+202E txt.exe` must not read as `exe.txt`: the control is printed as an escape, and the
+    name sits in an isolated bidi run, so the letters keep their order on screen."""
+    name = "/root/\u202etxt.exe"
+    dataset_root = tmp_path / "dataset"
+    build_case(dataset_root, [msg("wrote it"), write(name, "x")], case_id="bidi",
+               task="task\u202eevil", final_message="done", artifacts={name: "x"},
+               label=Label.FAIL)
+    run = runs.citing_run(Dataset(dataset_root), tmp_path / "run")
+    pages = write_run_pages(run.run_dir)
+    with chromium.page(pages.case_pages["bidi"]) as page:
+        assert not BIDI.search(page.locator("body").inner_text())
+        heading = page.locator("section.artifact h3 bdi").first
+        assert heading.inner_text() == "/root/\\u202etxt.exe"
+        assert heading.evaluate("e => getComputedStyle(e).unicodeBidi") == "isolate"
+        left = heading.evaluate("""e => {
+            const text = e.firstChild, at = i => {
+                const r = document.createRange(); r.setStart(text, i); r.setEnd(text, i + 1);
+                return r.getBoundingClientRect().left; };
+            const s = text.data; return [at(s.indexOf("txt")), at(s.indexOf("exe"))]; }""")
+        assert left[0] < left[1], left  # "txt" is drawn left of "exe"
+    with chromium.page(pages.index) as page:
+        assert not BIDI.search(page.locator("body").inner_text())
+        assert "task\\u202eevil" in page.locator("#case-table").inner_text()
