@@ -13,6 +13,7 @@ from typing import Protocol, runtime_checkable
 
 from judge_runner.cases import CasePackage
 from judge_runner.core import Inspection, Verdict
+from judge_runner.untrusted import Fence
 
 BRIEFING_TITLE = "Pre-computed findings of the rules judge (to be checked, not trusted)"
 
@@ -24,8 +25,10 @@ class TakesBriefing(Protocol):
         ...
 
 
-def render_briefing(log: list[Inspection], verdict: Verdict) -> str:
-    """The rules judge's findings on an undecided case, as a Markdown section."""
+def render_briefing(log: list[Inspection], verdict: Verdict, fence: Fence) -> str:
+    """The rules judge's findings on an undecided case, as a Markdown section. A finding may
+    quote the run (an output line, a phrase of the report), so each is an escaped literal
+    (`fence.inline`): nothing the agent wrote stands outside the case's fences."""
     probability = verdict.details.get("probability")
     score = f"{probability:.2f}" if isinstance(probability, int | float) else "unknown"
     lines = [
@@ -40,7 +43,8 @@ def render_briefing(log: list[Inspection], verdict: Verdict) -> str:
     ]
     for inspection in log:
         refs = ", ".join(f"{r.kind} {r.ref}" for r in inspection.evidence[:4])
-        lines.append(f"- {inspection.outcome.value}: {inspection.check}: {inspection.finding}"
+        lines.append(f"- {inspection.outcome.value}: {inspection.check}: "
+                     f"{fence.inline(inspection.finding)}"
                      + (f" ({refs})" if refs else ""))
     if not log:
         lines.append("- (no check applied to this case)")

@@ -116,7 +116,7 @@ class CascadeJudge:
                          "usage": answer.usage.model_dump()})
             if answer.decision is not Decision.ABSTAIN:
                 break
-            briefing = (render_briefing(read_log(stage_dir), answer)
+            briefing = (render_briefing(read_log(stage_dir), answer, case.fence)
                         if isinstance(stage.judge, RulesJudge) or _rules_inside(stage) else "")
         details: dict[str, Any] = {**answer.details, "stage": stage.label, "stages": said}
         if said[0]["stage"] == RULES_STAGE and len(said) > 1:
