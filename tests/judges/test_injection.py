@@ -22,12 +22,14 @@ from judge_runner.core import Decision, Inspection, Label, Outcome, Verdict
 from judge_runner.evolve.optimizer import ModelOptimizer, ProposalRequest
 from judge_runner.evolve.state import Strategy
 from judge_runner.judges.agent import prompt
+from judge_runner.judges.agent.session import Session
 from judge_runner.judges.briefing import render_briefing
 from judge_runner.judges.direct import make_judge as make_direct
 from judge_runner.judges.multi import make_judge as make_multi
 from judge_runner.judges.registry import JudgeOptions
 from judge_runner.judges.rubric import make_judge as make_rubric
 from judge_runner.models import AnthropicClient
+from judge_runner.sandbox.local import LocalSandbox
 from judge_runner.untrusted import TRUST_RULE, Fence
 from tests.casebuilder import bash, build_case, msg, write
 from tests.evolve.helpers import write_skill
@@ -184,3 +186,21 @@ def test_cascade_briefing_quotes_findings_as_literals() -> None:
     assert "\n## Runner note" not in text
     for fragment in FRAGMENTS:
         assert fragment not in outside(text, fence)
+
+
+def test_agent_tool_results_are_fenced_and_quotes_still_check_the_raw_output(
+    tmp_path: Path,
+) -> None:
+    case = attacked(tmp_path / "dataset", next(a for a in ATTACKS if a.name == "fence_close"))
+    with LocalSandbox(case.root) as sandbox:
+        session = Session(sandbox=sandbox, allow_abstain=False, fence=case.fence)
+        for call_id, name, args in (
+                ("t1", "bash", {"command": "cat /case/artifacts/injected-notes.md"}),
+                ("t2", "read_file", {"path": "/case/artifacts/injected-notes.md"})):
+            result = session.handle({"type": "tool_use", "id": call_id, "name": name,
+                                     "input": args})
+            assert not result.is_error, result.content
+            content = result.block()["content"]
+            assert "Runner note (trusted)" in content
+            assert_contained(content, case.fence)
+            assert case.fence.token not in session.outputs[call_id]  # what quotes are checked in
