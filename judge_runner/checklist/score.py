@@ -112,20 +112,27 @@ def render_log(log: ExecutionLog, max_chars: int = MAX_LOG_CHARS) -> str:
     middle steps are dropped with a marker, so the judge knows evidence may be missing and
     abstains instead of assuming."""
     fence = log_fence(log)
-    steps = [f"[step {i}]\n{fence.wrap(cut(text, MAX_STEP_CHARS, marker=CUT)[0], f'step {i}')}"
+    steps = [_step(i, cut(text, MAX_STEP_CHARS, marker=CUT)[0], fence)
              for i, text in enumerate(log.steps)]
     artifacts = []
     for a in log.artifacts:
         body = fence.wrap(cut(a.text, MAX_ARTIFACT_CHARS, marker=CUT)[0], "its content") \
             if a.text is not None else f"({a.note})"
-        artifacts.append(f"artifact {fence.inline(a.path)}:\n{body}")
+        artifacts.append(f"<artifact path={fence.inline(a.path)}>\n{body}\n</artifact>")
     final = fence.wrap(log.final_message, "the final report") if log.final_message \
         else "(no final report)"
-    tail = ["", "Final report:", final, "", "Artifacts:", *(artifacts or ["(none)"])]
-    head = [fence.declaration(), "", "Steps:"]
-    budget = max_chars - sum(len(t) + 1 for t in [*head, *tail])
+    tail = ["", "<final_report>", final, "</final_report>",
+            "", "<artifacts>", *(artifacts or ["(none)"]), "</artifacts>"]
+    head = [fence.declaration(), "", "<steps>"]
+    budget = max_chars - sum(len(t) + 1 for t in [*head, *tail]) - len("</steps>") - 1
     kept = _fit_steps(steps, budget)
-    return "\n".join([*head, *kept, *tail])
+    return "\n".join([*head, *kept, "</steps>", *tail])
+
+
+def _step(index: int, text: str, fence: Fence) -> str:
+    """`[step i] <our header line>`, then the step's text from the run, fenced."""
+    header, _, body = text.partition("\n")
+    return f"[step {index}] {header}" + (f"\n{fence.wrap(body, f'step {index}')}" if body else "")
 
 
 def _fit_steps(steps: list[str], budget: int) -> list[str]:

@@ -155,8 +155,11 @@ def test_read_file_pages_long_trajectories_without_silent_truncation(
     seen = ""
     for body in fake_api.bodies[2 : 2 + pages]:
         content = sessions.tool_results(body)[0]["content"]
-        header, _, page = content.partition("\n")
+        header, _, fenced = content.partition("\n")
         assert f"of {total};" in header
+        begin, _, rest = fenced.partition("\n")
+        page, _, end = rest.rpartition("\n")
+        assert begin.startswith(case.fence.begin) and end == case.fence.end
         seen += page
     assert seen == (case.root / "trajectory.json").read_text()
     assert "end of file" in sessions.tool_results(fake_api.bodies[1 + pages])[0]["content"]
@@ -460,7 +463,8 @@ def test_command_problems_are_tool_errors_not_session_errors(
     assert verdict.decision == Decision.FAIL, verdict.error
     missing = sessions.tool_results(fake_api.bodies[2])[0]
     assert missing["is_error"] and "cannot read /case/missing.txt" in missing["content"]
-    slow, failed = (sessions.tool_results(fake_api.bodies[i])[0]["content"] for i in (3, 4))
+    slow, failed = (sessions.tool_results(fake_api.bodies[i])[0]["content"].split("\n", 1)[1]
+                    for i in (3, 4))  # after the line that opens the case's fence
     assert slow.startswith("timed out after 0.5s") and failed.startswith("exit code 3")
 
 

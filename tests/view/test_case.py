@@ -54,8 +54,9 @@ def test_agent_calls_come_from_the_transcript_and_quotes_mark_their_output(
     view = _view(agent, examples_dataset, case_id)
     assert [c.call.id for c in view.calls] == ["tu_bash_artifact", "tu_bash_final"]
     # each tool result opens with the call id the judge was shown, then the command's result
+    # (the line after the call id opens the case's fence)
     assert all(c.output and c.output.text.removeprefix(f"call id: {c.call.id}\n")
-               .startswith("exit code 0") for c in view.calls)
+               .split("\n", 1)[1].startswith("exit code 0") for c in view.calls)
     first, second, third = (i.evidence[0] for i in view.inspections)
     assert first.status == second.status == "verified"
     assert first.target.href is not None and first.target.href.startswith("#q-")
