@@ -34,30 +34,22 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+
+from bench_local_model import MODEL, SCRIPT, run  # noqa: E402  (the local model's benchmark)
 
 from tests.injection import ATTACKS  # noqa: E402  (the attack set the tests use)
 
 REAL = ROOT.parent / "shared" / "data" / "skillsbench-real"
-SCRIPT = ROOT / "scripts" / "local-model"
-MODEL = "qwen2.5-coder-0.5b-instruct-q4_k_m"
 DIRECT_KNOBS = ["max_prompt_tokens=3000", "max_output_tokens=256", "timeout_s=900"]
 AGENT_KNOBS = ["max_turns=5", "max_output_tokens=320", "max_context_tokens=12000",
                "max_wall_s=2400", "timeout_s=900"]
-
-
-def run(*cmd: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run(list(cmd), cwd=ROOT, capture_output=True, text=True)
-    if check and done.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{done.stderr[-3000:]}")
-    return done
 
 
 def cli(*args: str) -> None:
