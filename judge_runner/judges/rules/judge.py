@@ -20,11 +20,13 @@ from pydantic import ValidationError
 from judge_runner.cases import CasePackage
 from judge_runner.core import Decision, Inspection, Plan, PlanItem, Verdict
 from judge_runner.judges.products import write_products
+from judge_runner.judges.rules.address_checks import GUARD
 from judge_runner.judges.rules.checks import CHECKS, Finding, known_checks
 from judge_runner.judges.rules.combine import combine
 from judge_runner.judges.rules.evidence import CaseView, quote_found
 from judge_runner.judges.rules.spec import (
     CHECKS_FILE,
+    CheckSpec,
     RulesError,
     RuleSet,
     ScoreMethod,
@@ -68,9 +70,16 @@ class RulesJudge:
         return {
             "judge": NAME,
             "rules_sha256": self.rules_sha256,
+            "guards": [spec.id for spec in self._specs() if spec is GUARD],
             "allow_abstain": self.allow_abstain,
             "sandbox": "none",
         }
+
+    def _specs(self) -> list[CheckSpec]:
+        """The skill's enabled checks, then the judge-address guard unless the skill
+        configures that check itself."""
+        configured = any(spec.id == GUARD.id for spec in self.rules.check)
+        return [*self.rules.enabled(), *([] if configured else [GUARD])]
 
     def inspect(self, case: CasePackage) -> tuple[Plan, list[Inspection], dict[str, float]]:
         """Run the enabled checks; return plan, log and inspection id → weight."""
@@ -78,7 +87,7 @@ class RulesJudge:
         items: list[PlanItem] = []
         log: list[Inspection] = []
         weights: dict[str, float] = {}
-        for spec in self.rules.enabled():
+        for spec in self._specs():
             definition = CHECKS[spec.id]
             finding: Finding | None = definition.run(view, spec)
             if finding is None:

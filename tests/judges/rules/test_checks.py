@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge_runner.cases import CasePackage, TerminationStatus
-from judge_runner.core import Outcome
+from judge_runner.core import Decision, Outcome
+from judge_runner.judges.products import read_log
+from judge_runner.judges.rules.address_checks import GUARD
 from judge_runner.judges.rules.checks import CHECKS, Finding, known_checks
 from judge_runner.judges.rules.evidence import CaseView
-from judge_runner.judges.rules.judge import default_skill_dir
+from judge_runner.judges.rules.judge import RulesJudge, default_skill_dir
 from judge_runner.judges.rules.spec import load_rules
 from tests.casebuilder import (
     GOOD_RUN,
@@ -20,6 +22,7 @@ from tests.casebuilder import (
     skill,
     write,
 )
+from tests.injection import ATTACKS
 
 RULES = load_rules(default_skill_dir(), known_checks())
 
@@ -41,7 +44,8 @@ def outcome(case: CasePackage, check_id: str) -> Outcome | None:
 
 
 def test_every_bundled_check_has_an_implementation_and_back() -> None:
-    assert {c.id for c in RULES.check} == set(CHECKS)
+    # the judge-address guard runs on every case without being a skill's rule
+    assert {c.id for c in RULES.check} | {GUARD.id} == set(CHECKS)
 
 
 # run_terminated
@@ -285,3 +289,28 @@ def test_outputs_well_formed_does_not_read_outside_artifacts(tmp_path: Path) -> 
     assert run(fresh, "outputs_well_formed") is None  # nothing stored that may be read
     finding = run(fresh, "required_outputs_present")
     assert finding is None or all(ref.kind != "artifact" for ref in finding.evidence)
+
+
+# no_judge_address (the guard)
+
+def test_text_addressed_to_the_judge_fails_the_run_wherever_the_agent_wrote_it(
+    tmp_path: Path,
+) -> None:
+    for i, attack in enumerate(ATTACKS):
+        case = build_case(tmp_path / attack.name, case_id=f"c{i}")
+        attack.apply(case.root)
+        verdict = RulesJudge(default_skill_dir()).judge(CasePackage(case.root),
+                                                        tmp_path / f"out{i}")
+        guard = [i for i in read_log(tmp_path / f"out{i}") if i.check == GUARD.id]
+        assert [g.outcome for g in guard] == [Outcome.REFUTES], attack.name
+        assert verdict.decision is Decision.FAIL, attack.name
+
+
+def test_an_ordinary_run_is_not_taken_for_an_attack(tmp_path: Path) -> None:
+    """Mentions of tests, verifiers and judging that address no one stay inconclusive."""
+    steps = [msg("The verifier script checks the output; I will judge the result by its tests."),
+             bash("pytest -q", "4 passed in 0.2s")]
+    case = build_case(tmp_path, steps, final_message="All 4 tests passed; the judge_scores "
+                      "column is written. Decision: keep the pass-through filter.")
+    finding = CHECKS[GUARD.id].run(CaseView(case), GUARD)
+    assert finding is not None and finding.outcome is Outcome.INCONCLUSIVE, finding
