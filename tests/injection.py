@@ -19,6 +19,7 @@ digest's own end-of-run section may say the same of a real run).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,3 +139,13 @@ ATTACKS = (
     Attack("fence_close", "artifact content", _fence_close),
     Attack("judge_address", "assistant text", _judge_address),
 )
+
+
+def unfenced(text: str) -> str:
+    """`text` without the lines that open and close fences: what a scripted model reads of a
+    tool result (the case's run text, as the sandbox printed it)."""
+    return "\n".join(line for line in text.split("\n")
+                     if not FENCE_LINE.fullmatch(line))
+
+
+FENCE_LINE = re.compile(r"<<<agent-text [0-9a-f]{16}: .*|agent-text [0-9a-f]{16}>>>")

@@ -15,6 +15,7 @@ from tests.casebuilder import dev_pool
 from tests.evolve.helpers import model_evolution, write_skill
 from tests.evolve.test_loop import rewriting_optimizer
 from tests.fakeapi.server import FakeMessagesServer, ReceivedRequest, Reply, reply, tool_use
+from tests.injection import unfenced
 
 _RULE = re.compile(r"^- fail-on: (\S+)\s*$", re.MULTILINE)
 
@@ -53,7 +54,7 @@ def agent_judge_model(request: ReceivedRequest) -> Reply:
     if turn == 1:
         return reply(tool_use("bash", {"command": "cat /case/artifacts/answer.txt"}, id="tu_cat"))
     if turn == 2:
-        answer = _text(messages[-1]["content"]).strip().splitlines()[-1].strip()
+        answer = unfenced(_text(messages[-1]["content"])).strip().splitlines()[-1].strip()
         signals = _RULE.findall(_text(body["system"]))
         hit = next((s for s in signals if s in answer), None)
         return reply(

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from tests.fakeapi.server import ReceivedRequest, Reply, Scripted, reply, text, tool_use
+from tests.injection import unfenced
 
 _CASE = re.compile(r"^# Case (\S+)", re.MULTILINE)
 
@@ -40,8 +41,9 @@ def tool_results(body: dict[str, Any]) -> list[tuple[str, str]]:
             if isinstance(content, list):
                 content = "".join(b.get("text", "") for b in content)
             call_id = str(block["tool_use_id"])
-            # what the tool returned, without the `call id: <id>` line the judge puts first
-            results.append((call_id, str(content).removeprefix(f"call id: {call_id}\n")))
+            # what the tool returned, without the `call id: <id>` line the judge puts first and
+            # the lines of the case's fence around it
+            results.append((call_id, unfenced(str(content).removeprefix(f"call id: {call_id}\n"))))
     return results
 
 
