@@ -81,12 +81,7 @@ class RubricJudge(OneCallJudge):
 
     def _run(self, case: CasePackage, out_dir: Path, state: _State) -> None:
         client = self.clients(out_dir)  # first: it replaces an earlier attempt's transcript
-        fence = case.fence
-        task = oneshot.render(
-            "rubric_task.md.j2", declaration=fence.declaration(),
-            instruction=fence.wrap(case.instruction.strip(), "the task instruction"),
-            skills=[(fence.inline(name), fence.wrap(text, "the skill's SKILL.md"))
-                    for name, text in _skill_texts(case)])
+        task = task_prompt(case)
         rubric, response = oneshot.call_tool(
             client, model=self.model, system=oneshot.render("rubric_system.md.j2"), user=task,
             tool=oneshot.tool_spec("submit_rubric", "Submit the rubric.", RubricInput),
@@ -155,6 +150,17 @@ class _State:
                        score=self.score, confidence=self.confidence, usage=self.usage,
                        duration_s=duration_s,
                        details=self.details)
+
+
+def task_prompt(case: CasePackage) -> str:
+    """The first call's user message: the instruction and the skills, fenced as the run's text
+    (a trial's task files are the agent's to change)."""
+    fence = case.fence
+    return oneshot.render(
+        "rubric_task.md.j2", declaration=fence.declaration(),
+        instruction=fence.wrap(case.instruction.strip(), "the task instruction"),
+        skills=[(fence.inline(name), fence.wrap(text, "the skill's SKILL.md"))
+                for name, text in _skill_texts(case)])
 
 
 def _skill_texts(case: CasePackage) -> list[tuple[str, str]]:

@@ -113,11 +113,10 @@ def _direct(settings: Any, case: CasePackage) -> Call:
 
 
 def _rubric(settings: Any, case: CasePackage) -> tuple[Call, ...]:
-    from judge_runner.judges.rubric import GradesInput, RubricInput, _skill_texts
+    from judge_runner.judges.rubric import GradesInput, RubricInput, task_prompt
 
     model, out = settings.model or "", settings.max_output_tokens
-    task = oneshot.render("rubric_task.md.j2", instruction=case.instruction.strip(),
-                          skills=_skill_texts(case))
+    task = task_prompt(case)
     first = _tokens(oneshot.render("rubric_system.md.j2"), task,
                     oneshot.tool_spec("submit_rubric", "Submit the rubric.", RubricInput))
     digest, _ = render_digest(case, settings.max_prompt_tokens)
