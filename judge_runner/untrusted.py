@@ -150,9 +150,10 @@ class Fence:
 
     def declaration(self) -> str:
         """Where the agent's text is in this prompt, for the judge to read before it."""
-        return (f"Text from the run is fenced: it starts after a line `{self.begin} <what it "
-                f"is>` and ends before the line `{self.end}`. Quoted strings (file paths, "
-                f"skill and tool names) come from the run too. The token {self.token} is "
+        return (f"Text from the run is fenced: it starts after `{self.begin} <what it is>` "
+                f"(at the end of a line) and ends before the line `{self.end}`. Quoted strings "
+                f"(file paths, skill and tool names) come from the run too. The token "
+                f"{self.token} is "
                 "removed from the run's text, so a fence cannot be closed from inside.")
 
 

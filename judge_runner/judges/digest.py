@@ -209,12 +209,12 @@ def _step(step: Step, chars: int | None, fence: Fence) -> str:
     body: list[str] = [head]
     where = f"of step {step.index}"
     if step.arguments:
-        body.append(fence.wrap(_cut(json.dumps(step.arguments, ensure_ascii=False), chars),
-                               f"arguments {where}"))
+        body.append("args: " + fence.wrap(_cut(json.dumps(step.arguments, ensure_ascii=False),
+                                               chars), f"arguments {where}"))
     if step.text:
         body.append(fence.wrap(_cut(step.text, chars), f"text {where}"))
     if step.output:
-        body.append(fence.wrap(_cut(step.output, chars), f"output {where}"))
+        body.append("output: " + fence.wrap(_cut(step.output, chars), f"output {where}"))
     if step.omitted_chars:
         body.append(f"(the normalizer already cut {step.omitted_chars} characters here)")
     return "\n".join(body)
