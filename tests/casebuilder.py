@@ -158,7 +158,7 @@ def build_case(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     _remember([label_line(record).strip()] if record else [])
-    _remember(_evidence_secrets(root, case_id))
+    _remember(_evidence_secrets(root, case_id, _package_text(root / "cases" / case_id)))
     return case
 
 
@@ -181,8 +181,9 @@ SECRETS: dict[str, None] = {}
 def secrets_of(dataset_root: Path) -> list[str]:
     """Label lines, and evidence lines (≥ 16 characters) of a dataset on disk.
 
-    An evidence line that also occurs in the case package itself (say a pytest banner the agent
-    saw in its own run) is public to the judge, so it is not a secret.
+    An evidence line that also occurs in a case package of the dataset (say a pytest summary
+    the agent of this run, or of another run of the same task, saw in its own run) is text a
+    judge may legitimately be sent, so it is not a secret; label lines always are.
     """
     found: list[str] = []
     labels = dataset_root / "labels.jsonl"
@@ -190,8 +191,9 @@ def secrets_of(dataset_root: Path) -> list[str]:
         found += [ln.strip() for ln in labels.read_text().splitlines() if ln.strip()]
     evidence_root = dataset_root / "evidence"
     if evidence_root.is_dir():
+        public = _package_text(dataset_root / "cases")
         for case_evidence in sorted(p for p in evidence_root.iterdir() if p.is_dir()):
-            found += _evidence_secrets(dataset_root, case_evidence.name)
+            found += _evidence_secrets(dataset_root, case_evidence.name, public)
     return found
 
 
@@ -206,18 +208,20 @@ def register_case_secrets(dataset_root: Path, case_ids: list[str]) -> None:
     labels = dataset_root / "labels.jsonl"
     lines = labels.read_text().splitlines() if labels.is_file() else []
     _remember([ln.strip() for ln in lines if ln.strip()] +
-              [s for c in case_ids for s in _evidence_secrets(dataset_root, c)])
+              [s for c in case_ids
+               for s in _evidence_secrets(dataset_root, c,
+                                          _package_text(dataset_root / "cases" / c))])
 
 
 def _remember(secrets: list[str]) -> None:
     SECRETS.update(dict.fromkeys(secrets))
 
 
-def _evidence_secrets(dataset_root: Path, case_id: str) -> list[str]:
+def _evidence_secrets(dataset_root: Path, case_id: str, public: str) -> list[str]:
+    """Evidence lines of one case (≥ 16 characters) that do not occur in `public`."""
     case_evidence = dataset_root / "evidence" / case_id
     if not case_evidence.is_dir():
         return []
-    public = _package_text(dataset_root / "cases" / case_id)
     found: list[str] = []
     for path in sorted(p for p in case_evidence.rglob("*") if p.is_file()):
         text = path.read_text(encoding="utf-8", errors="replace")
