@@ -60,7 +60,7 @@ def test_rules_then_three_annotators_calibrated_on_dev_applied_to_new_cases(
     pool = _split(tmp_path / "pool.txt",
                   [c for task in DEV_TASKS for c in _ids(example_dataset, task, 3)])
     knobs = ["annotators=3", f"examples={root}", f"example_split={pool}", "per_set=1",
-             "example_chars=100", "max_prompt_tokens=800", "max_output_tokens=80",
+             "example_chars=100", "max_prompt_tokens=1200", "max_output_tokens=80",
              "timeout_s=400"]
     options = [x for knob in knobs for x in ("-o", knob)]
     loose = ["--agreement", "0.5", "--delta", "0.5"]

@@ -7,6 +7,7 @@ model ends as a specific error, never a hang."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -119,8 +120,11 @@ def test_agent_judge_case_end_to_end_on_the_local_model(
                if b.get("type") == "tool_result"}
     ran = [c for c in commands if c["id"] in results]
     assert ran, "no command result reached the model"
-    for call in ran:
-        assert results[call["id"]].startswith(f"call id: {call['id']}\nexit code ")
+    for call in ran:  # the call id line is ours; the command's output comes back fenced
+        head, fenced = results[call["id"]].split("\n", 1)
+        assert head == f"call id: {call['id']}"
+        assert re.match(r"<<<agent-text [0-9a-f]{16}: what this bash call printed\nexit code ",
+                        fenced), fenced[:200]
     assert_usage_is_the_servers(run, before, after)
     replay_matches(example_dataset, run, tmp_path, *args)
 
