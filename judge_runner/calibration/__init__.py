@@ -10,6 +10,7 @@ from judge_runner.calibration.apply import apply, forced_decision
 from judge_runner.calibration.model import (
     Calibration,
     CalibrationError,
+    Quality,
     RulesFit,
     ThresholdTest,
     guarantee_sentence,
@@ -18,6 +19,7 @@ from judge_runner.calibration.model import (
     save,
     validate,
 )
+from judge_runner.calibration.quality import describe, quality
 from judge_runner.calibration.select import (
     Scored,
     Selection,
@@ -29,17 +31,20 @@ from judge_runner.calibration.select import (
 __all__ = [
     "Calibration",
     "CalibrationError",
+    "Quality",
     "RulesFit",
     "Scored",
     "Selection",
     "ThresholdTest",
     "apply",
+    "describe",
     "error_bound",
     "forced_decision",
     "guarantee_sentence",
     "judge_config_hash",
     "load",
     "p_value",
+    "quality",
     "save",
     "select_threshold",
     "validate",

@@ -48,6 +48,19 @@ class RulesFit(BaseModel):
     fit_tasks: list[str]  # the tasks whose cases fitted (scale, offset)
 
 
+class Quality(BaseModel):
+    """How well a confidence tracks correctness on labelled cases (see `quality.py`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    n: int
+    accuracy: float
+    brier: float
+    ece: float
+    aurc: float
+    distinct: int  # different confidence values given
+
+
 class Calibration(BaseModel):
     """What `calibrate` chose, for one judge configuration."""
 
@@ -67,6 +80,10 @@ class Calibration(BaseModel):
     min_n: int = 1  # decided dev cases a threshold needed to be tested at all
     rules_fit: RulesFit | None = None  # the rules judge only
     threshold_tasks: list[str] = Field(default_factory=list)  # tasks of the n cases
+    quality: Quality | None = None  # of the confidence on the n cases
+    # simulated-annotator runs: the first annotator's own stated confidence on the same cases,
+    # to compare with the vote share
+    stated_quality: Quality | None = None
     source_run: str = ""
 
     @property

@@ -21,25 +21,11 @@ its value; a judge whose confidences are all equal cannot be thresholded usefull
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from judge_runner.calibration.model import Quality
 from judge_runner.calibration.select import Scored
 
 DEFAULT_BINS = 5
-
-
-@dataclass(frozen=True)
-class Quality:
-    n: int
-    accuracy: float
-    brier: float
-    ece: float
-    aurc: float
-    distinct: int  # different confidence values given
-
-    def as_dict(self) -> dict[str, float | int]:
-        return {"n": self.n, "accuracy": self.accuracy, "brier": self.brier, "ece": self.ece,
-                "aurc": self.aurc, "distinct": self.distinct}
 
 
 def quality(cases: Sequence[Scored], bins: int = DEFAULT_BINS) -> Quality | None:
@@ -84,3 +70,10 @@ def _aurc(cases: Sequence[Scored]) -> float:
         risks += [errors / j] * (j - i)
         i = j
     return sum(risks) / len(risks)
+
+
+def describe(quality: Quality) -> str:
+    """One line: `Brier 0.180, ECE 0.120, AURC 0.250 on 20 cases (accuracy 0.70, 4 values)`."""
+    return (f"Brier {quality.brier:.3f}, ECE {quality.ece:.3f}, AURC {quality.aurc:.3f} on "
+            f"{quality.n} case{'' if quality.n == 1 else 's'} (accuracy {quality.accuracy:.2f}, "
+            f"{quality.distinct} distinct value{'' if quality.distinct == 1 else 's'})")

@@ -276,7 +276,7 @@ def calibrate_command(
     """Choose the confidence threshold at which a judge agrees with the verifier, with a
     guarantee (fixed-sequence exact binomial tests); for the rules judge, also fit its
     combination on half of the dev tasks and choose the threshold on the other half."""
-    from judge_runner.calibration import save
+    from judge_runner.calibration import describe, save
     from judge_runner.judges import RulesError, default_skill_dir, known_checks, load_rules
     from judge_runner.runs.calibrate import CalibrateError, calibrate_run
     from judge_runner.runs.records import load_summary
@@ -305,6 +305,13 @@ def calibrate_command(
                       f"{calibration.coverage:.1%}, agreement {calibration.dev_agreement:.1%} "
                       f"on n = {calibration.n}", highlight=False)
     _stdout.print(calibration.guarantee(), highlight=False, soft_wrap=True)
+    if calibration.quality is not None:
+        _stdout.print(f"confidence: {describe(calibration.quality)}", highlight=False,
+                      soft_wrap=True)
+    if calibration.stated_quality is not None:
+        _stdout.print("first annotator's stated confidence: "
+                      f"{describe(calibration.stated_quality)} (lower is better on all three)",
+                      highlight=False, soft_wrap=True)
     _stdout.print(f"calibration: {out}", highlight=False, soft_wrap=True)
 
 

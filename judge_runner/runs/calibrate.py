@@ -25,6 +25,7 @@ from judge_runner.calibration import (
     Scored,
     forced_decision,
     judge_config_hash,
+    quality,
     select_threshold,
 )
 from judge_runner.core import Decision, Label
@@ -69,7 +70,7 @@ def calibrate_run(run_dir: Path, *, alpha: float, delta: float, rules: RuleSet |
     if not refit:
         scored, left_out = _scored(records)
         tasks = sorted({r.task or "" for r in labelled})
-        return _calibration(scored, left_out, tasks, common, None)
+        return _calibration(scored, left_out, tasks, common, None, _stated(records))
     assert rules is not None
     fit_tasks, threshold_tasks = split_tasks(sorted({r.task or r.case_id for r in labelled}),
                                              seed)
@@ -85,7 +86,7 @@ def calibrate_run(run_dir: Path, *, alpha: float, delta: float, rules: RuleSet |
 
 
 def _calibration(scored: list[Scored], left_out: int, tasks: list[str], common: dict[str, object],
-                 fit: RulesFit | None) -> Calibration:
+                 fit: RulesFit | None, stated: list[Scored] | None = None) -> Calibration:
     alpha, delta = float(common["alpha"]), float(common["delta"])  # type: ignore[arg-type]
     chosen = select_threshold(scored, alpha, delta)
     return Calibration(
@@ -93,7 +94,26 @@ def _calibration(scored: list[Scored], left_out: int, tasks: list[str], common: 
         delta=delta, threshold=chosen.threshold, n=len(scored), n_left_out=left_out,
         coverage=chosen.coverage, dev_agreement=chosen.agreement, tests=chosen.tests,
         min_n=chosen.min_n,
-        rules_fit=fit, threshold_tasks=tasks, source_run=str(common["source_run"]))
+        rules_fit=fit, threshold_tasks=tasks, source_run=str(common["source_run"]),
+        quality=quality(scored), stated_quality=quality(stated) if stated else None)
+
+
+def _stated(records: Sequence[CaseRecord]) -> list[Scored]:
+    """For runs of simulated annotators (details `votes` and `stated`, one entry per
+    annotator): the first annotator's decision and its own stated confidence, on the labelled
+    cases the vote decided, so that the vote share and a single stated confidence are compared
+    on the same cases. Empty for other runs."""
+    out: list[Scored] = []
+    for r in records:
+        votes, stated = r.verdict.details.get("votes"), r.verdict.details.get("stated")
+        if (r.label is None or r.decision is Decision.ERROR or r.verdict.confidence is None
+                or not isinstance(votes, list) or not isinstance(stated, list)
+                or len(votes) < 2 or len(stated) != len(votes)):
+            continue
+        vote, confidence = votes[0], stated[0]
+        if vote in ("pass", "fail") and isinstance(confidence, int | float):
+            out.append(Scored(confidence=float(confidence), correct=vote == r.label.value))
+    return out
 
 
 def split_tasks(tasks: Sequence[str], seed: int) -> tuple[set[str], set[str]]:
