@@ -5,6 +5,11 @@
 it abstains (`judge_runner.calibration.apply`), and verdict.json is rewritten to say so. For the
 rules judge, a calibration that refitted the log-odds combination (`rules_fit`) replaces the
 skill's shipped (scale, offset) with the fitted ones before anything is judged.
+
+A calibration in which no threshold passed decides nothing, so a judge that costs model calls
+is not asked at all: every case abstains at once, saying why (`details["calibration"]["asked"]`
+is false), and spends nothing. The rules judge, which costs nothing, still judges, so that its
+forced verdicts and confidences stay in the run (the risk–coverage curve).
 """
 
 from __future__ import annotations
@@ -15,10 +20,12 @@ from typing import Any
 
 from judge_runner.calibration import Calibration, apply, validate
 from judge_runner.cases import CasePackage
-from judge_runner.core import Verdict
+from judge_runner.core import Decision, Verdict
 from judge_runner.judges.base import Judge
 from judge_runner.judges.briefing import TakesBriefing
-from judge_runner.judges.products import VERDICT_FILE
+from judge_runner.judges.products import VERDICT_FILE, write_products
+
+FREE_JUDGE = "rules"  # costs no model call: judged even without a threshold
 
 
 @dataclass(frozen=True)
@@ -33,14 +40,34 @@ class CalibratedJudge:
     def config(self) -> dict[str, Any]:
         return {**self.inner.config(), "calibration": self.calibration.summary()}
 
+    @property
+    def asks(self) -> bool:
+        """Whether the inner judge is asked at all (see the module docstring)."""
+        return self.calibration.threshold is not None or self.inner.name == FREE_JUDGE
+
     def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
+        if not self.asks:
+            return self._unasked(case, out_dir)
         return self._decide(self.inner.judge(case, out_dir), out_dir)
 
     def judge_briefed(self, case: CasePackage, out_dir: Path, briefing: str) -> Verdict:
         """`judge` with another judge's findings, for an inner judge that takes them."""
         if not isinstance(self.inner, TakesBriefing):
             raise TypeError(f"the {self.inner.name} judge takes no briefing")
+        if not self.asks:
+            return self._unasked(case, out_dir)
         return self._decide(self.inner.judge_briefed(case, out_dir, briefing), out_dir)
+
+    def _unasked(self, case: CasePackage, out_dir: Path) -> Verdict:
+        note = {"threshold": None, "confidence": None, "decided": False, "asked": False,
+                "sha256": self.calibration.sha256}
+        verdict = Verdict(
+            case_id=case.root.name, judge=self.inner.name, decision=Decision.ABSTAIN,
+            rationale="abstained without asking the judge: its calibration has no threshold "
+                      "(none passed on the dev cases), so none of its verdicts would be decided",
+            details={"calibration": note})
+        write_products(out_dir, None, [], verdict)
+        return verdict
 
     def _decide(self, verdict: Verdict, out_dir: Path) -> Verdict:
         verdict = apply(self.calibration, verdict)

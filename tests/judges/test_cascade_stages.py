@@ -70,12 +70,14 @@ def _dataset(root: Path) -> Path:
     return root
 
 
-def _calibration(judge: str, config: dict[str, Any], threshold: float) -> Calibration:
+def _calibration(judge: str, config: dict[str, Any], threshold: float | None) -> Calibration:
     return Calibration(judge=judge, config_hash=judge_config_hash(judge, config), alpha=0.2,
-                       delta=0.1, threshold=threshold, n=40, coverage=0.5, dev_agreement=0.9)
+                       delta=0.1, threshold=threshold, n=40,
+                       coverage=0.5 if threshold is not None else 0.0,
+                       dev_agreement=0.9 if threshold is not None else None)
 
 
-def _calibrations(tmp: Path, ds: Path) -> list[Path]:
+def _calibrations(tmp: Path, ds: Path, stage2: float | None = 0.9) -> list[Path]:
     rules = RulesJudge(default_skill_dir(), allow_abstain=True)
     seen = {c: rules.judge(Dataset(ds).case(c), tmp / "probe" / c).confidence
             for c in Dataset(ds).case_ids()}
@@ -84,7 +86,7 @@ def _calibrations(tmp: Path, ds: Path) -> list[Path]:
     files = []
     for name, judge, config, threshold in [
         ("rules", "rules", rules.config(), sure),
-        ("a", "direct", _direct(MODEL_A).config(), 0.9),
+        ("a", "direct", _direct(MODEL_A).config(), stage2),
         ("b", "direct", _direct(MODEL_B).config(), 0.9),
     ]:
         path = tmp / f"{name}.json"
@@ -166,6 +168,34 @@ def test_each_stage_gets_exactly_what_the_stages_before_it_left(tmp_path: Path) 
                      "--base-url", "http://127.0.0.1:9")
     assert replayed.exit_code == 0, replayed.output
     assert {c: r["decision"] for c, r in _records(tmp_path / "replay").items()} == decisions
+
+
+def test_a_stage_whose_calibration_has_no_threshold_is_never_asked(tmp_path: Path) -> None:
+    ds = _dataset(tmp_path / "ds")
+    files = _calibrations(tmp_path, ds, stage2=None)
+    messages, chat = FakeMessagesServer().start(), FakeChatServer().start()
+    messages.responder, chat.responder = _answer(STAGE2), _answer(STAGE3 | {
+        "a1": ("pass", 0.95), "a2": ("fail", 0.95)})
+    urls = json.dumps({"anthropic": messages.base_url, "openai": chat.base_url})
+    try:
+        done = _eval(ds, tmp_path / "run", files, "-o", f"base_urls={urls}")
+        assert done.exit_code == 0, done.output
+        assert messages.requests == []  # it would have abstained on everything: not paid for
+        assert sorted(_case_of(r) for r in chat.requests) == [
+            "a1", "a2", "b1", "b2", "b3", "err"]
+    finally:
+        messages.stop()
+        chat.stop()
+    records = _records(tmp_path / "run")
+    said = records["a1"]["verdict"]["details"]["stages"]
+    assert [(s["stage"], s["decision"]) for s in said] == [
+        ("rules", "abstain"), (f"direct:{MODEL_A}", "abstain"), (f"direct:{MODEL_B}", "pass")]
+    assert said[1]["usage"]["calls"] == 0
+    unasked = json.loads((tmp_path / "run" / "cases" / "a1" / "stages" / said[1]["dir"].split(
+        "/")[-1] / "verdict.json").read_text())
+    assert unasked["details"]["calibration"]["asked"] is False
+    assert "without asking the judge" in unasked["rationale"]
+    assert records["err"]["decision"] == "error"  # the server's 500 at stage 3
 
 
 def test_a_forced_last_stage_is_said_to_carry_no_guarantee(tmp_path: Path) -> None:

@@ -1,16 +1,19 @@
 """Trust or escalate with the real local model: the rules judge, then the direct judge with three
-simulated annotators (Qwen2.5-Coder-0.5B on llama.cpp), each calibrated on dev cases of two
-bundled tasks and applied as a cascade to a case of a third task.
+simulated annotators (Qwen2.5-Coder-0.5B on llama.cpp), each calibrated on one half of the
+bundled examples (the six cases of two tasks) and applied as a cascade to the other half (the
+six cases of the two other tasks).
 
-To stay within a few minutes on two loaded cores it judges one dev case and one apply case (the
-bundled examples hold twelve; the in-context examples come from all six cases of the two dev
-tasks): six model calls plus repair turns, with one short condensed example after a small
-prompt (the three calls of a case share it as a cached prefix) and capped output. One dev case
-is far too few for a guarantee at 80 % agreement (that needs at least 11 decided cases with no
-error), so it calibrates at agreement 0.5, δ = 0.5 (at least 1 decided case): what it shows is
-the mechanics with a real model: each stage decides only at or above its calibrated threshold,
-the model stage is asked about exactly the cases the rules stage left, and the report states
-the promise. Measured: see docs/benchmarks.md (Calibration).
+The in-context examples come from the dev half only, so no label of the applied half reaches a
+prompt. Each direct call carries a small digest (1,200 tokens) and one short condensed example
+after it (the three calls of a case share the digest as a cached prefix), with the answer
+capped at 80 tokens: 18 calls for the dev half (36 with repair turns) and as many again for the
+applied half when the model stage is asked, a few seconds each on an idle machine.
+Six dev cases are far too few for a guarantee at 80 % agreement (that needs at least 11
+decided cases with no error), so both stages calibrate at agreement 0.5, δ = 0.5 (at least 1
+decided case): what it shows is the mechanics with a real model: each stage decides only at or
+above its calibrated threshold, the model stage is asked about exactly the cases the rules stage
+left (none at all when its calibration found no threshold: it would decide nothing), and the
+report states the promise. Measured: see docs/benchmarks.md (Calibration).
 """
 
 from __future__ import annotations
@@ -27,12 +30,12 @@ from judge_runner.models.recording import TRANSCRIPT, read_transcript
 from tests.local_model.conftest import MODEL, LocalModel
 from tests.local_model.test_local_model import cli, records
 
-# six to twelve real calls (a repair turn each when the model's answer is not a tool call):
-# minutes on an idle machine, far more on a loaded one; the timeout only catches a hang
-pytestmark = [pytest.mark.local_model, pytest.mark.slow, pytest.mark.timeout(1800)]
+# up to 72 real calls (a repair turn each when the model's answer is not a tool call): minutes
+# on an idle machine, far more on a loaded one; the timeout only catches a hang
+pytestmark = [pytest.mark.local_model, pytest.mark.slow, pytest.mark.timeout(2400)]
 
 DEV_TASKS = ("interval-merge-bugfix", "sales-monthly-summary")
-APPLY_TASK = "ssh-bruteforce-triage"
+APPLY_TASKS = ("battery-arbitrage-schedule", "ssh-bruteforce-triage")
 STAGE_MODEL = f"openai:{MODEL}"
 STAGE = f"direct:{STAGE_MODEL}"
 
@@ -53,12 +56,13 @@ def test_rules_then_three_annotators_calibrated_on_dev_applied_to_new_cases(
 ) -> None:
     started = time.monotonic()
     root = str(example_dataset.root)
-    dev = _split(tmp_path / "dev.txt", _ids(example_dataset, DEV_TASKS[0], 1))
-    apply = _split(tmp_path / "apply.txt", _ids(example_dataset, APPLY_TASK, 1))
-    # examples come from every case of the two dev tasks (all dev data), so that each case's
-    # three sets differ; the threshold is chosen on the judged dev case
-    pool = _split(tmp_path / "pool.txt",
-                  [c for task in DEV_TASKS for c in _ids(example_dataset, task, 3)])
+    dev_ids = [c for task in DEV_TASKS for c in _ids(example_dataset, task, 3)]
+    apply_ids = [c for task in APPLY_TASKS for c in _ids(example_dataset, task, 3)]
+    assert len(dev_ids) == len(apply_ids) == 6 and not set(dev_ids) & set(apply_ids)
+    dev = _split(tmp_path / "dev.txt", dev_ids)
+    apply = _split(tmp_path / "apply.txt", apply_ids)
+    # the in-context examples come from the dev half only (a case never sees its own task's)
+    pool = _split(tmp_path / "pool.txt", dev_ids)
     knobs = ["annotators=3", f"examples={root}", f"example_split={pool}", "per_set=1",
              "example_chars=100", "max_prompt_tokens=1200", "max_output_tokens=80",
              "timeout_s=400"]
@@ -97,7 +101,10 @@ def test_rules_then_three_annotators_calibrated_on_dev_applied_to_new_cases(
             assert r["verdict"]["confidence"] >= thresholds[stage]
     asked = {p.parents[2].name for p in run.rglob(TRANSCRIPT)
              if p.parent.name.startswith("direct") and read_transcript(p)[0]}
-    assert asked == left_by_rules  # the model saw exactly what the rules stage left
+    if thresholds[STAGE] is None:
+        assert asked == set()  # a stage that decides nothing is not paid for
+    else:
+        assert asked == left_by_rules  # the model saw exactly what the rules stage left
     summary = json.loads((run / "metrics.json").read_text())
     assert summary["guarantee"]["stages"][1]["calibrated"] is True
     seconds = time.monotonic() - started
