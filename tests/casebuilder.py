@@ -284,6 +284,20 @@ def summing_dataset(root: Path, totals: dict[str, int], filler_steps: int = 0) -
     return Dataset(root)
 
 
+def example_pool(root: Path, totals: Mapping[str, int] | None = None) -> Dataset:
+    """Labelled cases to draw in-context examples from: three small tasks (alpha, beta, gamma),
+    a pass and a fail each, whose final message is "final words of <case id>", beside the
+    sum-numbers cases of `totals` (none by default), so that a judged sum-numbers case and its
+    task are in the pool for the draw to leave out."""
+    if totals:
+        summing_dataset(root, dict(totals))
+    for task in ("alpha", "beta", "gamma"):
+        for label in Label:
+            build_case(root, GOOD_RUN, case_id=f"{task}-{label.value}", task=task, label=label,
+                       final_message=f"final words of {task}-{label.value}")
+    return Dataset(root)
+
+
 # --- answers for scripted judges ----------------------------------------------------------------
 
 

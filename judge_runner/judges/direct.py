@@ -11,7 +11,7 @@ recorded transcript.jsonl.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,25 +20,16 @@ from pydantic import Field
 from judge_runner.cases import CasePackage
 from judge_runner.core import Decision, Usage, Verdict
 from judge_runner.judges import oneshot
-from judge_runner.judges.annotators import (
-    DEFAULT_CHARS,
-    DEFAULT_PER_SET,
-    Example,
-    example_set,
-    load_examples,
-    render_examples,
-)
+from judge_runner.judges.annotators import Annotators, AnnotatorSettings, tally
 from judge_runner.judges.digest import render_digest
 from judge_runner.judges.llm import (
     ClientFactory,
-    JudgeConfigError,
     ModelJudgeSettings,
     client_factory,
     require_model,
 )
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import takes
-from judge_runner.text import sha256_text
 
 DEFAULT_MAX_PROMPT_TOKENS = 150_000
 DEFAULT_MAX_OUTPUT_TOKENS = 2048
@@ -68,26 +59,14 @@ class OneCallJudge:
 
 @dataclass(frozen=True)
 class DirectJudge(OneCallJudge):
-    """One-call judge; settings as in OneCallJudge, plus the simulated annotators
-    (`annotators.py`): annotators: how many calls vote (k, default 1: one call whose stated
-    confidence is the verdict's); examples: the condensed labelled dev cases the k example sets
-    are drawn from (none: every call sees the case alone); per_set: examples per set;
-    seed: of the draw."""
+    """One-call judge; settings as in OneCallJudge, plus its simulated annotators
+    (`annotators.py`; default one, whose stated confidence is the verdict's)."""
 
     name: str = "direct"
-    annotators: int = 1
-    examples: tuple[Example, ...] = ()
-    per_set: int = DEFAULT_PER_SET
-    seed: int = 0
+    annotators: Annotators = field(default_factory=Annotators)
 
     def config(self) -> dict[str, Any]:
-        config = super().config()
-        if self.annotators > 1 or self.examples:
-            pool = sha256_text("\n".join(f"{e.case_id}\t{e.label.value}\t{e.text}"
-                                          for e in self.examples))
-            config |= {"annotators": self.annotators, "examples_sha256": pool,
-                       "per_set": self.per_set, "seed": self.seed}
-        return config
+        return super().config() | self.annotators.config()
 
     @property
     def system_prompt(self) -> str:
@@ -122,11 +101,9 @@ class DirectJudge(OneCallJudge):
             "submit_verdict", "Submit the decision on the run, how sure you are of it "
             "(confidence, 0.5 to 1) and its rationale.",
             oneshot.VerdictInput, oneshot.decisions(self.allow_abstain))
-        task = _task_of(case)
-        for index in range(self.annotators):
-            shown = example_set(self.examples, index, case_id=case_id, task=task,
-                                per_set=self.per_set, seed=self.seed)
-            user = digest + render_examples(shown) + (f"\n\n{briefing}" if briefing else "")
+        for index in range(self.annotators.k):
+            user = (digest + self.annotators.section(index, case)
+                    + (f"\n\n{briefing}" if briefing else ""))
             try:
                 answer, response = oneshot.call_tool(
                     client, model=self.model, system=self.system_prompt, user=user, tool=tool,
@@ -138,49 +115,14 @@ class DirectJudge(OneCallJudge):
             except oneshot.FAILURES as exc:
                 usage = usage + oneshot.spent(exc)
                 answers.append(oneshot.failure_reason(exc))
-        given = [a for a in answers if not isinstance(a, str)]
-        if not given:
-            failed = "; ".join(f"annotator {n}: {a}" for n, a in enumerate(answers, start=1))
+        vote = tally(answers)
+        details |= vote.details
+        if vote.decision is Decision.ERROR:
             return Verdict(case_id=case_id, judge=self.name, decision=Decision.ERROR,
-                           error=failed if self.annotators > 1 else str(answers[0]),
-                           usage=usage, details=details)
-        if self.annotators == 1:
-            answer = given[0]
-            return Verdict(case_id=case_id, judge=self.name, decision=Decision(answer.decision),
-                           rationale=answer.rationale, confidence=answer.confidence,
-                           usage=usage, details=details)
-        return _vote(case_id, self.name, answers, usage, details)
-
-
-def _task_of(case: CasePackage) -> str | None:
-    try:
-        return case.meta.task
-    except (OSError, ValueError):
-        return None
-
-
-def _vote(case_id: str, judge: str, answers: list[oneshot.VerdictInput | str], usage: Usage,
-          details: dict[str, Any]) -> Verdict:
-    """The annotators' majority (a tie is fail, as in the multi judge); confidence = the share
-    of all k annotators voting for it, so an annotator that failed (its reason is listed, it is
-    no vote) or abstained lowers it. No decided vote: an abstention."""
-    given = [a for a in answers if not isinstance(a, str)]
-    passes = sum(1 for a in given if a.decision == "pass")
-    fails = sum(1 for a in given if a.decision == "fail")
-    details |= {"votes": [a if isinstance(a, str) else a.decision for a in answers],
-                "stated": [None if isinstance(a, str) else a.confidence for a in answers],
-                "pass": passes, "fail": fails,
-                "failed": sum(1 for a in answers if isinstance(a, str))}
-    if passes + fails == 0:
-        return Verdict(case_id=case_id, judge=judge, decision=Decision.ABSTAIN,
-                       rationale="no annotator decided", usage=usage, details=details)
-    decision = Decision.PASS if passes > fails else Decision.FAIL
-    chosen = next(a for a in given if a.decision == decision.value)
-    share = max(passes, fails) / len(answers)
-    return Verdict(case_id=case_id, judge=judge, decision=decision,
-                   rationale=f"{max(passes, fails)} of {len(answers)} annotators: "
-                             f"{chosen.rationale}",
-                   confidence=round(share, 6), usage=usage, details=details)
+                           error=vote.rationale, usage=usage, details=details)
+        return Verdict(case_id=case_id, judge=self.name, decision=vote.decision,
+                       rationale=vote.rationale, confidence=vote.confidence, usage=usage,
+                       details=details)
 
 
 class OneCallSettings(ModelJudgeSettings):
@@ -205,26 +147,12 @@ def one_call_arguments(settings: OneCallSettings, judge: str) -> dict[str, Any]:
     }
 
 
-class DirectSettings(OneCallSettings):
+class DirectSettings(OneCallSettings, AnnotatorSettings):
     """The direct judge's options: the one-call ones and its simulated annotators."""
-
-    annotators: int = Field(default=1, ge=1, le=15)
-    examples: Path | None = None  # a dataset of labelled dev cases
-    example_split: Path | None = None  # a file of the case ids of `examples` to draw from
-    per_set: int = Field(default=DEFAULT_PER_SET, ge=1, le=8)
-    example_chars: int = Field(default=DEFAULT_CHARS, ge=50, le=4000)
-    seed: int = 0
 
 
 @takes(DirectSettings, "direct")
 def make_judge(settings: DirectSettings) -> DirectJudge:
     """Raises JudgeConfigError without a model, or for examples that cannot be read."""
-    examples: tuple[Example, ...] = ()
-    if settings.examples is not None:
-        try:
-            examples = load_examples(settings.examples, settings.example_chars,
-                                     settings.example_split)
-        except (OSError, ValueError) as exc:
-            raise JudgeConfigError(f"direct judge: examples: {exc}") from None
-    return DirectJudge(**one_call_arguments(settings, "direct"), annotators=settings.annotators,
-                       examples=examples, per_set=settings.per_set, seed=settings.seed)
+    return DirectJudge(**one_call_arguments(settings, "direct"),
+                       annotators=settings.drawn(settings.annotators, "direct"))

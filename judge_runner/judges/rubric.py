@@ -6,6 +6,15 @@ policy as the direct judge) and grades each criterion, then decides. The rubric 
 plan.md (one plan item per criterion) and the grades to inspection_log.jsonl (one inspection per
 criterion), so the products read like the agent judge's. Any failed call or invalid answer gives
 `Decision.ERROR` with the reason.
+
+Simulated annotators (`annotators.py`, `-o annotators=k -o examples=DATASET`): the rubric is
+written once and shared, since it is written from the task alone and examples of other runs
+would not change what the task asks; the k annotators are k grading calls, call j with example
+set j after the digest. A grading call that fails or answers unusably (an ungraded criterion,
+an abstention not enabled) is no vote; the decision and confidence are the vote's; the
+inspection log and the score are the grades of the first annotator voting for the decision
+(`details["shown"]`, 1-based). With k = 1 there is no vote and the stated confidence stays.
+A failed rubric call is an error whatever k is (nothing could be graded).
 """
 
 from __future__ import annotations
@@ -20,10 +29,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from judge_runner.cases import CasePackage
 from judge_runner.core import Decision, Inspection, Outcome, Plan, PlanItem, Usage, Verdict
 from judge_runner.judges import oneshot
+from judge_runner.judges.annotators import Annotators, AnnotatorSettings, tally
 from judge_runner.judges.digest import render_digest
 from judge_runner.judges.direct import OneCallJudge, OneCallSettings, one_call_arguments
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import takes
+from judge_runner.models import ModelClient
 
 _OUTCOMES = {"met": Outcome.SUPPORTS, "not_met": Outcome.REFUTES, "unclear": Outcome.INCONCLUSIVE}
 
@@ -63,9 +74,14 @@ class GradesInput(BaseModel):
 
 @dataclass(frozen=True)
 class RubricJudge(OneCallJudge):
-    """Rubric-then-grade judge; settings as in OneCallJudge."""
+    """Rubric-then-grade judge; settings as in OneCallJudge, plus the simulated annotators
+    of its grading call (default one, whose stated confidence is the verdict's)."""
 
     name: str = "rubric"
+    annotators: Annotators = field(default_factory=Annotators)
+
+    def config(self) -> dict[str, Any]:
+        return super().config() | self.annotators.config()
 
     def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
         started = time.monotonic()
@@ -96,7 +112,36 @@ class RubricJudge(OneCallJudge):
         digest, selection = render_digest(case, self.max_prompt_tokens)
         state.details["selection"] = selection.model_dump()
         oneshot.check_fits(selection)
-        user = oneshot.render("rubric_grade.md.j2", criteria=rubric.criteria, digest=digest)
+        prompt = oneshot.render("rubric_grade.md.j2", criteria=rubric.criteria, digest=digest)
+        answers: list[GradesInput | str] = []  # grades, or why that annotator failed
+        for index in range(self.annotators.k):
+            user = prompt + self.annotators.section(index, case, "submit_grades")
+            try:
+                answers.append(self._grade(client, user, ids, state))
+            except oneshot.FAILURES as exc:
+                state.usage = state.usage + oneshot.spent(exc)
+                answers.append(oneshot.failure_reason(exc))
+        vote = tally(answers)
+        state.details |= vote.details
+        if vote.decision is Decision.ERROR:
+            state.error = vote.rationale
+            return
+        state.decision, state.rationale = vote.decision, vote.rationale
+        state.confidence = vote.confidence
+        # The grades shown: the first vote for the decision (the first answer when none was).
+        shown = vote.chosen if vote.chosen is not None else next(
+            n for n, a in enumerate(answers) if not isinstance(a, str))
+        if self.annotators.k > 1:
+            state.details["shown"] = shown + 1
+        grades = answers[shown]
+        assert not isinstance(grades, str)
+        state.log = _inspections(rubric.criteria, grades)
+        state.score = sum(1 for i in state.log if i.outcome is Outcome.SUPPORTS) / len(ids)
+
+    def _grade(self, client: ModelClient, user: str, ids: list[str],
+               state: _State) -> GradesInput:
+        """One grading call (its usage added to `state`); OutputError for an abstention not
+        enabled or a criterion left ungraded."""
         grades, response = oneshot.call_tool(
             client, model=self.model,
             system=oneshot.render("rubric_grade_system.md.j2", allow_abstain=self.allow_abstain),
@@ -108,22 +153,20 @@ class RubricJudge(OneCallJudge):
         state.usage = state.usage + response.usage
         if grades.decision == "abstain" and not self.allow_abstain:
             raise oneshot.OutputError("abstain answered although it is not enabled")
-        graded = {g.id: g for g in grades.grades}
+        graded = {g.id for g in grades.grades}
         missing = [i for i in ids if i not in graded]
         if missing:
             raise oneshot.OutputError(f"criteria left ungraded: {missing}")
-        by_id = {c.id: c for c in rubric.criteria}
-        state.log = [
-            Inspection(id=f"I{n}", plan_item=cid, check=by_id[cid].how_to_check,
-                       finding=graded[cid].evidence, outcome=_OUTCOMES[graded[cid].grade],
-                       critical=by_id[cid].critical)
-            for n, cid in enumerate(ids, start=1)
-        ]
-        state.decision = Decision(grades.decision)
-        state.rationale = grades.rationale
-        state.confidence = grades.confidence
-        met = sum(1 for cid in ids if graded[cid].grade == "met")
-        state.score = met / len(ids)
+        return grades
+
+
+def _inspections(criteria: list[Criterion], grades: GradesInput) -> list[Inspection]:
+    """One inspection per criterion, in the rubric's order (every one is graded)."""
+    graded = {g.id: g for g in grades.grades}
+    return [Inspection(id=f"I{n}", plan_item=c.id, check=c.how_to_check,
+                       finding=graded[c.id].evidence, outcome=_OUTCOMES[graded[c.id].grade],
+                       critical=c.critical)
+            for n, c in enumerate(criteria, start=1)]
 
 
 @dataclass
@@ -172,7 +215,12 @@ def _skill_texts(case: CasePackage) -> list[tuple[str, str]]:
     return texts
 
 
-@takes(OneCallSettings, "rubric")
-def make_judge(settings: OneCallSettings) -> RubricJudge:
-    """Raises JudgeConfigError without a model."""
-    return RubricJudge(**one_call_arguments(settings, "rubric"))
+class RubricSettings(OneCallSettings, AnnotatorSettings):
+    """The rubric judge's options: the one-call ones and the annotators of its grading call."""
+
+
+@takes(RubricSettings, "rubric")
+def make_judge(settings: RubricSettings) -> RubricJudge:
+    """Raises JudgeConfigError without a model, or for examples that cannot be read."""
+    return RubricJudge(**one_call_arguments(settings, "rubric"),
+                       annotators=settings.drawn(settings.annotators, "rubric"))

@@ -10,7 +10,7 @@ from judge_runner.core import Decision, Label
 from judge_runner.judges.annotators import example_set, load_examples
 from judge_runner.judges.direct import make_judge
 from judge_runner.judges.registry import JudgeOptions
-from tests.casebuilder import GOOD_RUN, build_case
+from tests.casebuilder import example_pool
 from tests.fakeapi import FakeMessagesServer, ReceivedRequest, http_error, reply, tool_use
 from tests.fakeapi.server import Scripted
 
@@ -19,11 +19,7 @@ RETRY = {"initial_wait_s": 0, "jitter_s": 0, "max_attempts": 1}
 
 def _pool(root: Path) -> Path:
     """Six labelled cases over three tasks, each task with a pass and a fail."""
-    for task in ("alpha", "beta", "gamma"):
-        for label in Label:
-            build_case(root, GOOD_RUN, case_id=f"{task}-{label.value}", task=task, label=label,
-                       final_message=f"final words of {task}-{label.value}")
-    return root
+    return example_pool(root).root
 
 
 def _options(api: FakeMessagesServer, **extra: object) -> JudgeOptions:
