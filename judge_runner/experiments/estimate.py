@@ -126,7 +126,9 @@ def estimate_calls(work: CaseCalls, stated: AgentModel, prices: PriceTable,
                   high=agent_tokens(shape, shape.max_turns, stated.growth_tokens) * INPUT_HIGH),
             Range(low=turns_low * min(stated.output_low, shape.max_output_tokens),
                   high=shape.max_turns * shape.max_output_tokens))
-        total = total + _priced(one, shape.model, prices, unpriced)
+        one = _priced(one, shape.model, prices, unpriced)
+        for _ in range(shape.sessions):  # sessions that vote: each one a whole session
+            total = total + one
     if work.optional:  # a staged judge may decide before any of these calls
         total.input.low = total.output.low = total.cost.low = 0.0
     return total

@@ -4,6 +4,7 @@ from judge_runner.core import Decision, EvidenceRef, Inspection, Outcome, Plan, 
 from judge_runner.judges.agent import AgentJudge
 from judge_runner.judges.agent.evidence import json_unescaped
 from judge_runner.judges.agent.tools import READ_FILE, RECORD_INSPECTION, SUBMIT_VERDICT, WRITE_PLAN
+from judge_runner.judges.agent.voting import shown_folder
 from judge_runner.judges.base import Judge, skill_dir_of
 from judge_runner.judges.calibrated import CalibratedJudge, calibrated
 from judge_runner.judges.llm import ClientFactory, ModelJudgeSettings, client_factory
@@ -92,6 +93,7 @@ __all__ = [
     "read_log",
     "rules_side",
     "settings_of",
+    "shown_folder",
     "skill_dir_of",
     "takes",
     "with_score",

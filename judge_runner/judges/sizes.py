@@ -41,6 +41,7 @@ class AgentShape:
     max_turns: int
     max_output_tokens: int
     max_context_tokens: int
+    sessions: int = 1  # sessions judging each case (their vote decides)
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,7 @@ def case_calls(name: str, options: JudgeOptions, case: CasePackage) -> CaseCalls
     from judge_runner.judges.agent import AgentSettings
     from judge_runner.judges.direct import DirectSettings, OneCallSettings
     from judge_runner.judges.multi import MultiSettings
+    from judge_runner.judges.rubric import RubricSettings
     from judge_runner.judges.rules import RulesSettings
 
     factory = factory_of(name)
@@ -96,8 +98,9 @@ def case_calls(name: str, options: JudgeOptions, case: CasePackage) -> CaseCalls
         one = _direct(settings, case)
         return CaseCalls(tuple(Call(m, one.prompt_tokens, one.max_output_tokens)
                                for m in members))
-    if isinstance(settings, OneCallSettings) and name == "rubric":
-        return CaseCalls(_rubric(settings, case))
+    if isinstance(settings, RubricSettings):  # the rubric once, a grading call per annotator
+        rubric, grading = _rubric(settings, case)
+        return CaseCalls((rubric, *(grading,) * settings.annotators))
     if isinstance(settings, OneCallSettings):  # the direct judge: one call per annotator
         k = settings.annotators if isinstance(settings, DirectSettings) else 1
         return CaseCalls((_direct(settings, case),) * k)
@@ -112,7 +115,7 @@ def _direct(settings: Any, case: CasePackage) -> Call:
     return Call(settings.model or "", _tokens(system, digest, tool), settings.max_output_tokens)
 
 
-def _rubric(settings: Any, case: CasePackage) -> tuple[Call, ...]:
+def _rubric(settings: Any, case: CasePackage) -> tuple[Call, Call]:
     from judge_runner.judges.rubric import GradesInput, RubricInput, task_prompt
 
     model, out = settings.model or "", settings.max_output_tokens
@@ -139,4 +142,5 @@ def _agent(settings: Any, case: CasePackage) -> AgentShape:
                     json.dumps(tool_definitions(settings.allow_abstain)),
                     prompt.render_case(case, DEFAULT_PAGE_CHARS))
     return AgentShape(settings.model or "", first, settings.max_turns,
-                      settings.max_output_tokens, settings.max_context_tokens)
+                      settings.max_output_tokens, settings.max_context_tokens,
+                      settings.sessions)

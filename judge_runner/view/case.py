@@ -28,7 +28,13 @@ from markupsafe import Markup
 
 from judge_runner.cases import ArtifactRecord, CaseMeta, CasePackage, Step, StepKind, Trajectory
 from judge_runner.core import EvidenceRef, Inspection, RefKind
-from judge_runner.judges import PLAN_FILE, TRANSCRIPT_FILE, json_unescaped, read_log
+from judge_runner.judges import (
+    PLAN_FILE,
+    TRANSCRIPT_FILE,
+    json_unescaped,
+    read_log,
+    shown_folder,
+)
 from judge_runner.runs import CaseRecord
 from judge_runner.text import sha256_text
 from judge_runner.view.markdown import render_markdown
@@ -205,7 +211,9 @@ def build_case_view(record: CaseRecord, package: CasePackage | None, products: P
     final = Block(trajectory.final_message) if trajectory and trajectory.final_message else None
     artifacts = _artifact_views(package, meta, problems) if package and meta else []
     skills = _skill_views(package, meta) if package and meta else []
-    calls_raw, call_problems = judge_calls(products / TRANSCRIPT_FILE)
+    # The calls the plan and log cite: of the shown session, when sessions voted.
+    calls_raw, call_problems = judge_calls(
+        shown_folder(products, record.verdict) / TRANSCRIPT_FILE)
     problems += call_problems
     calls = [CallView(c, anchor("call", c.id), Block(c.shown_input),
                       Block(c.output) if c.output is not None else None) for c in calls_raw]

@@ -52,6 +52,10 @@ def test_agent_sessions_grow_by_turn_up_to_the_context_window() -> None:
     assert (est.output.low, est.output.high) == (300, 5000)
     staged = estimate_calls(CaseCalls(agent=shape, optional=True), stated, PRICES, set())
     assert staged.input.low == staged.cost.low == 0.0 and staged.input.high == est.input.high
+    voted = estimate_calls(CaseCalls(agent=AgentShape("m", 1000, 10, 500, 2000, sessions=3)),
+                           stated, PRICES, set())
+    assert (voted.input.high, voted.output.high) == (3 * est.input.high, 3 * est.output.high)
+    assert voted.cost.high == 3 * est.cost.high
 
 
 def test_earlier_cases_give_the_range_and_errors_do_not_count() -> None:
@@ -78,9 +82,15 @@ def test_case_calls_of_each_judge(tmp_path: Path) -> None:
     assert panel is not None and [c.model for c in panel.calls] == ["a", "b", "c"]
     rubric = case_calls("rubric", JudgeOptions(model="m"), case)
     assert rubric is not None and len(rubric.calls) == 2
+    graded = case_calls("rubric", JudgeOptions(model="m", extra={"annotators": 3}), case)
+    assert graded is not None and graded.calls == (rubric.calls[0], *(rubric.calls[1],) * 3)
     agent = case_calls("agent", JudgeOptions(model="m", skill=REPO / "judgeskills" / "v1",
                                              extra={"max_turns": 7}), case)
     assert agent is not None and agent.agent is not None and agent.agent.max_turns == 7
     bare = case_calls("agent", JudgeOptions(model="m", skill=REPO / "judgeskills" / "v1"), case)
     assert bare is not None and bare.agent is not None
+    voted = case_calls("agent", JudgeOptions(model="m", skill=REPO / "judgeskills" / "v1", extra={
+        "sessions": 2, "examples": str(ds.root)}), case)
+    assert voted is not None and voted.agent is not None and voted.agent.sessions == 2
+    assert bare.agent.sessions == 1
     assert case_calls("tests.runs.scripted_judge:make_judge", JudgeOptions(), case) is None

@@ -3,16 +3,20 @@
 `make_judge(options)` builds it from `AgentSettings`. The JudgeSkill is never implied: the
 options name one (`skill`) or say explicitly that there is none (`NO_SKILL`, `--skill none`).
 Budgets are knobs (max_turns, max_total_tokens, max_wall_s, max_invalid, max_nudges,
-max_output_tokens, ...); an unknown knob is an error.
+max_output_tokens, ...); an unknown knob is an error. `sessions` (default 1) judges each case by
+that many sessions and their vote (`voting.py`), told apart by the example sets drawn from
+`examples` (with `example_split`, `per_set`, `example_chars`, `seed` as for the direct judge),
+which it therefore requires.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from judge_runner.judges.agent.judge import AgentJudge, Budgets
+from judge_runner.judges.annotators import ExampleSettings
 from judge_runner.judges.llm import (
     JudgeConfigError,
     ModelJudgeSettings,
@@ -27,11 +31,23 @@ from judge_runner.skills import SkillError, load_skill
 __all__ = ["AgentJudge", "AgentSettings", "Budgets", "make_judge"]
 
 
-class AgentSettings(ModelJudgeSettings, Budgets):
+class AgentSettings(ModelJudgeSettings, Budgets, ExampleSettings):
     bad_value = "budget"
 
     skill: Path | NoSkill | None = None
     sandbox: SandboxKind = SandboxKind.AUTO
+    # Checked after the fields of the base classes, `examples` among them (absent from
+    # `info.data` when it failed its own check, which is then the error reported).
+    sessions: int = Field(default=1, ge=1, le=15)
+
+    @field_validator("sessions")
+    @classmethod
+    def _sessions_need_examples(cls, sessions: int, info: ValidationInfo) -> int:
+        if sessions > 1 and "examples" in info.data and info.data["examples"] is None:
+            raise ValueError(f"{sessions} sessions at temperature 0 would all be the same "
+                             "session: give -o examples=DATASET (labelled dev cases) to draw "
+                             "each one's example set from")
+        return sessions
 
     @field_validator("sandbox")
     @classmethod
@@ -48,7 +64,7 @@ class AgentSettings(ModelJudgeSettings, Budgets):
 @takes(AgentSettings, "agent")
 def make_judge(settings: AgentSettings) -> AgentJudge:
     """Build the agent judge. Raises JudgeConfigError for a missing model, no skill choice (a
-    skill directory or NO_SKILL) or a bad skill directory."""
+    skill directory or NO_SKILL), a bad skill directory or examples that cannot be read."""
     model = require_model(settings, "agent")
     if settings.skill is None:
         raise JudgeConfigError("the agent judge needs --skill DIR (or --skill none to judge "
@@ -66,4 +82,5 @@ def make_judge(settings: AgentSettings) -> AgentJudge:
         budgets=settings.budgets(),
         name="agent" if skill is not None else "agent-noskill",
         sandbox=settings.sandbox,
+        sessions=settings.drawn(settings.sessions, "agent"),
     )

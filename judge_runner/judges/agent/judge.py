@@ -17,6 +17,9 @@ Failure modes, each ending as `Decision.ERROR` with a reason (never a silent pas
   malformed tool inputs, or it stops calling tools without submitting a verdict;
 - the run is cancelled (Ctrl-C, SIGTERM): checked before each model call and after each tool
   call, so a session stops once its current call returns; the reason is `cancel.CANCELLED`.
+
+With `sessions` above one, each case is judged by that many sessions and decided by their vote
+(`voting.py`); every budget above is per session.
 """
 
 from __future__ import annotations
@@ -32,11 +35,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from judge_runner import cancel
 from judge_runner.cases import CasePackage
 from judge_runner.core import Decision, Usage, Verdict
-from judge_runner.judges.agent import events, prompt
+from judge_runner.judges.agent import events, prompt, voting
 from judge_runner.judges.agent.session import Session
 from judge_runner.judges.agent.tools import DEFAULT_PAGE_CHARS, tool_definitions
+from judge_runner.judges.annotators import Annotators
 from judge_runner.judges.llm import ClientFactory, SandboxFactory
-from judge_runner.judges.products import write_cancelled, write_products
+from judge_runner.judges.products import TRANSCRIPT_FILE, write_cancelled, write_products
 from judge_runner.log import get_logger
 from judge_runner.models import (
     ModelClient,
@@ -101,6 +105,9 @@ class AgentJudge:
     sandbox: the sandbox kind asked for (docker | local | auto | ...), part of the
         configuration; each verdict's `details["sandbox"]` records the kind actually used and
         whether it isolated the commands (auto falls back to local without Docker).
+    sessions: how many sessions judge each case and the examples that tell them apart
+        (`annotators.py`, `voting.py`); default one session, whose stated confidence is the
+        verdict's.
     """
 
     model: str
@@ -111,6 +118,7 @@ class AgentJudge:
     budgets: Budgets = field(default_factory=Budgets)
     name: str = "agent"
     sandbox: SandboxKind = SandboxKind.AUTO
+    sessions: Annotators = field(default_factory=Annotators)
 
     @property
     def system_prompt(self) -> str:
@@ -138,7 +146,7 @@ class AgentJudge:
             "sandbox": self.sandbox.configured_as.value,
             "system_sha256": sha256_text(self.system_prompt),
             "temperature": 0.0,
-        }
+        } | self.sessions.config("sessions")
 
     def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
         """Judge one case; writes plan.md, inspection_log.jsonl, verdict.json, transcript.jsonl."""
@@ -146,6 +154,29 @@ class AgentJudge:
 
     def judge_briefed(self, case: CasePackage, out_dir: Path, briefing: str) -> Verdict:
         """`judge` with another judge's findings (see `briefing.py`) after the case overview."""
+        if self.sessions.k == 1:
+            return self._session(case, out_dir, briefing, 0)[0]
+        started = time.monotonic()
+        # A single session of an earlier attempt recorded here; replay must not find it.
+        (out_dir / TRANSCRIPT_FILE).unlink(missing_ok=True)
+        outcomes: list[tuple[Verdict, Session | None]] = []
+        for index in range(self.sessions.k):
+            outcome = self._session(case, out_dir / voting.folder(index), briefing, index)
+            if outcome[0].error == cancel.CANCELLED:
+                write_cancelled(out_dir)
+                return outcome[0]
+            outcomes.append(outcome)
+        verdict, shown = voting.combine(outcomes, self.name, time.monotonic() - started)
+        write_products(out_dir, shown.plan if shown else None, shown.log if shown else [],
+                       verdict)
+        log.info("voted", case=verdict.case_id, judge=self.name,
+                 decision=verdict.decision.value, error=verdict.error)
+        return verdict
+
+    def _session(self, case: CasePackage, out_dir: Path, briefing: str,
+                 index: int) -> tuple[Verdict, Session | None]:
+        """One session (example set `index`) with its products in `out_dir`: its verdict, and
+        its state when it got as far as opening the sandbox."""
         started = time.monotonic()
         run = _Run(self, started)
         case_id = case.root.name
@@ -158,6 +189,7 @@ class AgentJudge:
                          [t["name"] for t in self.tools])
             try:
                 overview = prompt.render_case(case, DEFAULT_PAGE_CHARS)
+                overview += self.sessions.section(index, case, "write_plan")
                 if briefing:
                     overview = f"{overview}\n\n{briefing}"
                 case_id = case.id
@@ -196,12 +228,12 @@ class AgentJudge:
         if verdict.error == cancel.CANCELLED:
             write_cancelled(out_dir)
             log.info("cancelled", case=case_id, judge=self.name)
-            return verdict
+            return verdict, session
         write_products(out_dir, session.plan if session else None,
                        session.log if session else [], verdict)
         log.info("judged", case=case_id, judge=self.name, decision=verdict.decision.value,
                  error=verdict.error)
-        return verdict
+        return verdict, session
 
 
 class _Run:
