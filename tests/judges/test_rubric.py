@@ -187,6 +187,8 @@ def test_calibrate_takes_an_annotated_run_for_its_own_configuration(
     _cli("calibrate", str(dev), "--agreement", "0.5", "--delta", "0.5", "--out", str(out))
     calibration = load(out)
     assert calibration.n == 4 and calibration.threshold == round(2 / 3, 6)
+    # the first annotator's own stated confidence is measured beside the vote share
+    assert calibration.stated_quality is not None and calibration.stated_quality.n == 4
     three = make_judge(JudgeOptions(model="claude-test", base_url=fake_api.base_url, extra={
         "annotators": 3, "examples": str(pool.root)})).config()
     one = make_judge(JudgeOptions(model="claude-test", base_url=fake_api.base_url)).config()
