@@ -42,6 +42,7 @@ from judge_runner.cases import CasePackage, Dataset, StepKind
 from judge_runner.core import Decision, Label
 from judge_runner.judges.registry import JudgeConfigError, JudgeSettings
 from judge_runner.text import cut, sha256_text
+from judge_runner.untrusted import Fence
 
 DEFAULT_CHARS = 400
 DEFAULT_PER_SET = 2
@@ -104,10 +105,13 @@ def example_set(pool: Sequence[Example], index: int, *, case_id: str, task: str 
     return chosen
 
 
-def render_examples(examples: Sequence[Example], tool: str = "submit_verdict") -> str:
+def render_examples(examples: Sequence[Example], fence: Fence,
+                    tool: str = "submit_verdict") -> str:
     """The examples as a prompt section placed after the case: the k calls then share the
     case's prompt as a prefix, which a server's prompt cache reuses. `tool`: what the judge
-    calls to answer (named in the closing line)."""
+    calls to answer (named in the closing line). Each example's text (another run's instruction
+    and final message, which that run's agent wrote) sits in the judged case's `fence`; the
+    label line above it is ours."""
     if not examples:
         return ""
     parts = ["", "", "# Labelled examples of OTHER runs (condensed; not the run to judge)", "",
@@ -115,7 +119,7 @@ def render_examples(examples: Sequence[Example], tool: str = "submit_verdict") -
              "Decide the run above on its own evidence.", ""]
     for number, example in enumerate(examples, start=1):
         parts += [f"## Example {number}: the official check said {example.label.value.upper()}",
-                  "", example.text, ""]
+                  "", fence.wrap(example.text, f"condensed record of other run {number}"), ""]
     parts += [f"Now judge the run above (the case, not these examples): call {tool}."]
     return "\n".join(parts)
 
@@ -149,7 +153,7 @@ class Annotators:
         no pool). The case's id and task keep its own and its task's examples out."""
         shown = example_set(self.pool, index, case_id=case.root.name, task=task_of(case),
                             per_set=self.per_set, seed=self.seed)
-        return render_examples(shown, tool)
+        return render_examples(shown, case.fence, tool)
 
 
 def task_of(case: CasePackage) -> str | None:

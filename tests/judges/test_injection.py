@@ -204,3 +204,32 @@ def test_agent_tool_results_are_fenced_and_quotes_still_check_the_raw_output(
             assert "Runner note (trusted)" in content
             assert_contained(content, case.fence)
             assert case.fence.token not in session.outputs[call_id]  # what quotes are checked in
+
+
+@pytest.mark.parametrize("attack", ATTACKS, ids=lambda a: a.name)
+def test_in_context_examples_are_fenced(
+    attack: Attack, fake_api: FakeMessagesServer, tmp_path: Path
+) -> None:
+    """Simulated annotators show condensed other runs (their instruction and final message):
+    an attack left in a dev run's text stays inside the judged case's fence."""
+    root = tmp_path / "dataset"
+    attacked(root, attack)  # a labelled dev run of another task: an example
+    build_case(root, [msg("Wrote it."), bash("pytest -q", "1 passed", 0)], case_id="c-good",
+               task="other", final_message="Done.", label=Label.PASS)
+    judged = build_case(root, [msg("Looked."), bash("pytest -q", "1 passed", 0)],
+                        case_id="c-judged", task="judged", final_message="Finished.",
+                        label=Label.FAIL)
+    verdict = reply(tool_use("submit_verdict", {"decision": "fail", "rationale": "r"}))
+    fake_api.push(verdict, verdict)
+    options = JudgeOptions(model="claude-test", base_url=fake_api.base_url,
+                           extra={**NO_RETRY, "annotators": 2, "examples": str(root)})
+    case = CasePackage(judged.root)
+    make_direct(options).judge(case, tmp_path / "direct")
+    assert len(fake_api.bodies) == 2
+    final = CasePackage(root / "cases" / "c-attacked").trajectory.final_message or ""
+    for body in fake_api.bodies:
+        text = user_text(body)
+        assert "condensed record of other run 2" in text
+        assert_contained(text, case.fence)
+        if any(fragment in final for fragment in FRAGMENTS):  # the attack reached an example
+            assert any(fragment in text for fragment in FRAGMENTS)
