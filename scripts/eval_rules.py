@@ -5,14 +5,15 @@
                                            [--work DIR] [--json FILE]
     .venv/bin/python scripts/eval_rules.py --loto --skill judgeskills/v2 [--per-check] [--fit]
 
-`--loto` (for log-odds rule sets): strict leave-one-task-out. The checks are frozen; for each
-task, only the two score numbers (scale, offset; see judge_runner/judges/rules/calibrate.py) are
-fitted on the cases of the other tasks, and the held-out task's cases are decided with them,
-forced and with abstention. Prints pooled figures, accuracy at coverage >= 0.5 of the pooled
-risk-coverage curve, the per-fold fitted numbers, and two baselines under the same protocol
-(always pass; "the final message has no failure words"). `--per-check` adds each check's
-verdict distribution per task; `--fit` prints the numbers fitted on all cases (what checks.toml
-ships).
+`--loto` (for log-odds rule sets): strict leave-one-task-out. The checks' findings are frozen;
+for each task, the combination (see judge_runner/judges/rules/calibrate.py) is fitted on the
+cases of the other tasks twice — scale and offset only, and the weights with them, as
+`judge-runner calibrate` does — and the held-out task's cases are decided with each, forced and
+with abstention. Prints pooled figures, accuracy at coverage >= 0.5 of the pooled risk-coverage
+curve, the range of each fitted number over the folds, and two baselines under the same
+protocol (always pass; "the final message has no failure words"). `--per-check` adds each
+check's verdict distribution per task; `--fit` prints the numbers fitted on all cases (the
+scale/offset ones are what checks.toml ships).
 
 Steps: import the Harbor trials (default: ../shared/data/skillsbench-real) into a dataset with
 the project importer; judge every case once with the given skill (its findings do not depend on
@@ -85,7 +86,7 @@ def main() -> int:
     parser.add_argument("--per-check", action="store_true",
                         help="with --loto: each check's verdict distribution per task")
     parser.add_argument("--fit", action="store_true",
-                        help="with --loto: print scale/offset fitted on all cases")
+                        help="with --loto: print the combinations fitted on all cases")
     parser.add_argument("--ablation", action="store_true",
                         help="also print BalAcc of the untuned skill with each check switched off")
     args = parser.parse_args()

@@ -12,7 +12,8 @@ Datasets that several test folders share:
 - `summing_dataset`: the sum-numbers task; a total of 42 is labelled pass, anything else fail.
 - `answer_dataset` of `AnswerCase`s (`mixed_answers`): one-message cases whose answer.txt
   artifact tells a scripted judge what to answer.
-- `GOOD_RUN`, `VERIFIED_RUN`, `mixed_certainty_dataset`: crafted runs for the rules judge.
+- `GOOD_RUN`, `VERIFIED_RUN`, `mixed_certainty_dataset`, `last_tests_dataset`: crafted runs for the
+  rules judge.
 - `dev_pool`: the evolution tests' labelled pool and gate, with ctrf verifier evidence.
 - `imported_examples`: the bundled example trials, through the importer.
 """
@@ -404,4 +405,23 @@ def mixed_certainty_dataset(root: Path) -> Path:
     for case_id, label in sorted({**SURE, **UNSURE}.items()):
         steps, status = sure_runs.get(case_id, (GOOD_RUN, TerminationStatus.COMPLETED))
         build_case(root, steps, case_id=case_id, status=status, label=label)
+    return root
+
+
+FAILED_TESTS = bash("pytest -q tests/", "1 failed, 2 passed in 0.1s")
+
+
+def last_tests_dataset(root: Path) -> Path:
+    """Six tasks of four labelled cases for fitting the rules judge: a run whose last tests
+    passed is mostly labelled pass, one whose tests failed mostly fail (in each task one case
+    goes the other way)."""
+    for t in range(6):
+        for n, (passed, label) in enumerate([(True, Label.PASS), (True, Label.PASS),
+                                             (False, Label.FAIL), (False, Label.FAIL)]):
+            if n == t % 4:  # the exception of this task
+                label = Label.FAIL if label is Label.PASS else Label.PASS
+            steps = VERIFIED_RUN if passed else [*VERIFIED_RUN[:4], FAILED_TESTS,
+                                                 VERIFIED_RUN[5]]
+            build_case(root, steps, case_id=f"t{t}-c{n}", task=f"task-{t}", label=label)
+    register_secrets(root)
     return root

@@ -10,6 +10,7 @@ from judge_runner.calibration.apply import apply, forced_decision
 from judge_runner.calibration.model import (
     Calibration,
     CalibrationError,
+    FitPrior,
     Quality,
     RulesFit,
     ThresholdTest,
@@ -31,6 +32,7 @@ from judge_runner.calibration.select import (
 __all__ = [
     "Calibration",
     "CalibrationError",
+    "FitPrior",
     "Quality",
     "RulesFit",
     "Scored",

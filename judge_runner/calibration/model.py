@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge_runner.text import sha256_text
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: a rules fit may carry fitted weights and its prior
 
 
 class CalibrationError(ValueError):
@@ -37,15 +37,40 @@ class ThresholdTest(BaseModel):
     passed: bool
 
 
+Positive = Annotated[float, Field(gt=0.0)]
+Weight = Annotated[float, Field(ge=0.0)]
+
+
+class FitPrior(BaseModel):
+    """The Gaussian prior (an L2 penalty) of the rules judge's combination fit: each fitted
+    weight ~ N(the skill's hand-set weight, weight_sd²), scale ~ N(scale, scale_sd²), offset ~
+    N(0, offset_sd²). `weight_sd` None: the weights were not fitted (held at the skill's)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    weight_sd: Positive | None
+    scale: float = Field(default=1.0, gt=0.0)
+    scale_sd: float = Field(default=0.5, gt=0.0)
+    offset_sd: float = Field(default=1.0, gt=0.0)
+
+
 class RulesFit(BaseModel):
-    """The rules judge's log-odds combination fitted on dev cases the threshold never saw."""
+    """The rules judge's log-odds combination fitted on dev cases the threshold never saw.
+
+    `weights` maps check id → fitted `weight` (what a refutation subtracts, and what a support
+    adds when the check has no `support_weight` of its own); `support_weights` maps check id →
+    fitted `support_weight`. Files written before the weights were fitted have neither (nor a
+    `prior`): the skill's weights then stand, with the fitted scale and offset."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     scale: float
     offset: float
+    weights: dict[str, Weight] = Field(default_factory=dict)
+    support_weights: dict[str, Weight] = Field(default_factory=dict)
+    prior: FitPrior | None = None
     fit_cases: int
-    fit_tasks: list[str]  # the tasks whose cases fitted (scale, offset)
+    fit_tasks: list[str]  # the tasks whose cases fitted the combination
 
 
 class Quality(BaseModel):

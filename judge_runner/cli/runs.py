@@ -275,7 +275,8 @@ def calibrate_command(
 ) -> None:
     """Choose the confidence threshold at which a judge agrees with the verifier, with a
     guarantee (fixed-sequence exact binomial tests); for the rules judge, also fit its
-    combination on half of the dev tasks and choose the threshold on the other half."""
+    combination (check weights, scale, offset) on half of the dev tasks and choose the
+    threshold on the other half."""
     from judge_runner.calibration import describe, save
     from judge_runner.judges import RulesError, default_skill_dir, known_checks, load_rules
     from judge_runner.runs.calibrate import CalibrateError, calibrate_run
@@ -304,6 +305,13 @@ def calibrate_command(
         _stdout.print(f"threshold {calibration.threshold:g}: dev coverage "
                       f"{calibration.coverage:.1%}, agreement {calibration.dev_agreement:.1%} "
                       f"on n = {calibration.n}", highlight=False)
+    fit = calibration.rules_fit
+    if fit is not None:
+        _stdout.print(f"rules combination fitted on {fit.fit_cases} cases of "
+                      f"{len(fit.fit_tasks)} tasks, the threshold chosen on the other "
+                      f"{len(calibration.threshold_tasks)}: scale {fit.scale:g}, offset "
+                      f"{fit.offset:g}, {len(fit.weights) + len(fit.support_weights)} check "
+                      "weights", highlight=False, soft_wrap=True)
     _stdout.print(calibration.guarantee(), highlight=False, soft_wrap=True)
     if calibration.quality is not None:
         _stdout.print(f"confidence: {describe(calibration.quality)}", highlight=False,

@@ -31,13 +31,11 @@ from judge_runner.judges.registry import (
     check_options,
     takes,
 )
-from judge_runner.judges.rules.calibrate import Evidence as RulesEvidence
+from judge_runner.judges.rules.calibrate import PRIOR as RULES_PRIOR
 from judge_runner.judges.rules.calibrate import fit as fit_combination
-from judge_runner.judges.rules.calibrate import side as rules_side
-from judge_runner.judges.rules.calibrate import with_score
 from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.judge import default_skill_dir
-from judge_runner.judges.rules.optimizer import DevResult, propose
+from judge_runner.judges.rules.optimizer import DevResult, propose, recombine
 from judge_runner.judges.rules.spec import RulesError, RuleSet, ScoreMethod, load_rules
 from judge_runner.judges.sizes import AgentShape, Call, CaseCalls, case_calls, settings_of
 
@@ -49,6 +47,7 @@ __all__ = [
     "PLAN_FILE",
     "READ_FILE",
     "RECORD_INSPECTION",
+    "RULES_PRIOR",
     "SUBMIT_VERDICT",
     "TRANSCRIPT_FILE",
     "VERDICT_FILE",
@@ -74,7 +73,6 @@ __all__ = [
     "PlanItem",
     "RuleSet",
     "RulesError",
-    "RulesEvidence",
     "ScoreMethod",
     "SkillChoice",
     "UnknownJudgeError",
@@ -91,12 +89,11 @@ __all__ = [
     "load_rules",
     "propose",
     "read_log",
-    "rules_side",
+    "recombine",
     "settings_of",
     "shown_folder",
     "skill_dir_of",
     "takes",
-    "with_score",
     "write_cancelled",
     "write_products",
 ]

@@ -4,7 +4,8 @@
 (checked when it is built): each verdict at or above the threshold keeps its decision, one below
 it abstains (`judge_runner.calibration.apply`), and verdict.json is rewritten to say so. For the
 rules judge, a calibration that refitted the log-odds combination (`rules_fit`) replaces the
-skill's shipped (scale, offset) with the fitted ones before anything is judged.
+skill's shipped weights, scale and offset with the fitted ones before anything is judged (a
+calibration file written before weights were fitted replaces scale and offset only).
 
 A calibration in which no threshold passed decides nothing, so a judge that costs model calls
 is not asked at all: every case abstains at once, saying why (`details["calibration"]["asked"]`
@@ -92,5 +93,5 @@ def calibrated(judge: Judge, calibration: Calibration, where: str = "calibration
         from judge_runner.judges.rules import RulesJudge
 
         if isinstance(judge, RulesJudge):
-            judge = judge.refitted(fit.scale, fit.offset)
+            judge = judge.refitted(fit.scale, fit.offset, fit.weights, fit.support_weights)
     return CalibratedJudge(judge, calibration)

@@ -4,19 +4,20 @@ Every labelled dev case with a confidence and a (forced) decision is scored righ
 against its label; `judge_runner.calibration.select_threshold` picks the threshold. Errors,
 unlabelled cases and verdicts without a confidence are left out and counted.
 
-The rules judge with log-odds scoring first has its combination (scale, offset) fitted on the
-dev run itself, since the shipped numbers were fitted on other data. A threshold chosen on the
-cases that fitted the score would void the guarantee, so the tasks are split in two by a seeded
-hash: the cases of one half fit (scale, offset) (`judges.rules.calibrate.fit`), the cases of the
-other half, scored with that fit, choose the threshold. The per-finding weights stay as the
-skill sets them. A cascade is calibrated stage by stage: calibrate a dev run of each stage's
-judge.
+The rules judge with log-odds scoring first has its combination — the checks' weights, scale
+and offset — fitted on the dev run itself, since the skill's numbers were set and fitted on
+other data. A threshold chosen on the cases that fitted the score would void the guarantee, so
+the tasks are split in two by a seeded hash: the cases of one half fit the combination
+(`judges.rules.calibrate.fit`), the cases of the other half, scored with that fit, choose the
+threshold. Both read each case's check findings from its inspection log in the run directory
+(`cases/<case id>/inspection_log.jsonl`); a case whose log is missing or unreadable is left
+out. A cascade is calibrated stage by stage: calibrate a dev run of each stage's judge.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from judge_runner.calibration import (
@@ -28,16 +29,23 @@ from judge_runner.calibration import (
     quality,
     select_threshold,
 )
-from judge_runner.core import Decision, Label
+from judge_runner.core import Decision, Label, Outcome
 from judge_runner.judges import (
+    LOG_FILE,
+    RULES_PRIOR,
+    DevResult,
     RuleSet,
-    RulesEvidence,
     ScoreMethod,
     fit_combination,
-    rules_side,
-    with_score,
+    read_log,
+    recombine,
 )
-from judge_runner.runs.records import CaseRecord, load_records, load_summary
+from judge_runner.log import get_logger
+from judge_runner.runs.records import CASES_OUT, CaseRecord, load_records, load_summary
+
+log = get_logger(__name__)
+
+Point = Callable[[CaseRecord], tuple[Decision, float] | None]
 
 
 class CalibrateError(ValueError):
@@ -68,20 +76,20 @@ def calibrate_run(run_dir: Path, *, alpha: float, delta: float, rules: RuleSet |
         raise CalibrateError(f"{run_dir} was judged with another checks.toml "
                              "(rules_sha256 differs): give the skill it was run with")
     if not refit:
-        scored, left_out = _scored(records)
+        scored, left_out = _scored(records, _judged)
         tasks = sorted({r.task or "" for r in labelled})
         return _calibration(scored, left_out, tasks, common, None, _stated(records))
     assert rules is not None
     fit_tasks, threshold_tasks = split_tasks(sorted({r.task or r.case_id for r in labelled}),
                                              seed)
     fit_side = [r for r in labelled if (r.task or r.case_id) in fit_tasks]
-    evidence = [e for r in fit_side if (e := _evidence(r)) is not None]
-    fitted = fit_combination(evidence)
-    refitted = with_score(rules, fitted)
+    cases = [c for r in fit_side if (c := _dev_result(run_dir, r)) is not None]
+    fitted = fit_combination(rules, cases, RULES_PRIOR)
     held = [r for r in records if r.label is None or (r.task or r.case_id) in threshold_tasks]
-    scored, left_out = _scored(held, refitted)
-    fit = RulesFit(scale=fitted.scale, offset=fitted.offset, fit_cases=len(evidence),
-                   fit_tasks=sorted(fit_tasks))
+    scored, left_out = _scored(held, _refitted(run_dir, fitted.rules))
+    fit = RulesFit(scale=fitted.rules.score.scale, offset=fitted.rules.score.offset,
+                   weights=fitted.weights, support_weights=fitted.support_weights,
+                   prior=RULES_PRIOR, fit_cases=len(cases), fit_tasks=sorted(fit_tasks))
     return _calibration(scored, left_out + len(fit_side), sorted(threshold_tasks), common, fit)
 
 
@@ -124,52 +132,63 @@ def split_tasks(tasks: Sequence[str], seed: int) -> tuple[set[str], set[str]]:
     return set(ordered[0::2]), set(ordered[1::2])
 
 
-def _evidence(record: CaseRecord) -> RulesEvidence | None:
-    weights = _weights(record)
-    if weights is None or record.label is None:
+def _dev_result(run_dir: Path, record: CaseRecord) -> DevResult | None:
+    """A labelled rules verdict's check findings (check id → outcome), read from its
+    inspection log; None for an error, no label, or a log that is missing or unreadable (said
+    in the run's log line, naming the file)."""
+    if record.decision is Decision.ERROR or record.label is None:
         return None
-    support, refute, critical = weights
-    return RulesEvidence(evidence=support - refute, critical=critical, label=record.label)
-
-
-def _weights(record: CaseRecord) -> tuple[float, float, bool] | None:
-    details = record.verdict.details
-    support, refute = details.get("support_weight"), details.get("refute_weight")
-    if not isinstance(support, int | float) or not isinstance(refute, int | float):
+    path = run_dir / CASES_OUT / record.case_id / LOG_FILE
+    if not path.is_file():
+        log.warning("calibrate.no_findings", case_id=record.case_id, path=str(path),
+                    problem="missing")
         return None
-    critical = details.get("critical")
-    if not isinstance(critical, bool):  # runs recorded before the flag: read the rationale
-        critical = record.verdict.rationale.startswith("task-critical refutation")
-    return float(support), float(refute), critical
+    try:
+        findings: dict[str, Outcome] = {i.check: i.outcome for i in read_log(path.parent)}
+    except (OSError, ValueError) as exc:
+        log.warning("calibrate.no_findings", case_id=record.case_id, path=str(path),
+                    problem=str(exc).splitlines()[0])
+        return None
+    return DevResult(case_id=record.case_id, label=record.label, findings=findings)
 
 
-def _scored(records: Sequence[CaseRecord],
-            rules: RuleSet | None = None) -> tuple[list[Scored], int]:
-    """(confidence, right) of each usable labelled record, and how many records were left
-    out. With `rules`, confidence and decision are recomputed from the recorded weights."""
+def _scored(records: Sequence[CaseRecord], point: Point) -> tuple[list[Scored], int]:
+    """(confidence, right) of each labelled record `point` places, and how many records were
+    left out."""
     scored: list[Scored] = []
     left_out = 0
     for r in records:
-        point = _point(r, rules)
-        if point is None or r.label is None:
+        placed = point(r) if r.label is not None else None
+        if placed is None or r.label is None:
             left_out += 1
             continue
-        decision, confidence = point
+        decision, confidence = placed
         scored.append(Scored(confidence=confidence, correct=_agrees(decision, r.label)))
     return scored, left_out
 
 
-def _point(record: CaseRecord, rules: RuleSet | None) -> tuple[Decision, float] | None:
+def _judged(record: CaseRecord) -> tuple[Decision, float] | None:
+    """The judge's own (forced) decision and confidence."""
     if record.decision is Decision.ERROR:
         return None
-    if rules is not None:
-        weights = _weights(record)
-        return rules_side(rules, *weights) if weights is not None else None
     decision = forced_decision(record.verdict)
     confidence = record.verdict.confidence
     if decision is None or confidence is None:
         return None
     return decision, confidence
+
+
+def _refitted(run_dir: Path, rules: RuleSet) -> Point:
+    """The decision and confidence the rules judge gives a record's findings under the
+    refitted `rules`, rounded as the judge's verdict rounds it (so that a threshold at a dev
+    case's confidence is one the applied judge reaches)."""
+    def point(record: CaseRecord) -> tuple[Decision, float] | None:
+        case = _dev_result(run_dir, record)
+        if case is None:
+            return None
+        combined = recombine(rules, case.findings, allow_abstain=False)
+        return combined.forced, round(combined.side_probability(), 6)
+    return point
 
 
 def _agrees(decision: Decision, label: Label) -> bool:

@@ -31,7 +31,7 @@ from judge_runner.judges.rules.checks import (
     step_ref,
 )
 from judge_runner.judges.rules.evidence import CaseView
-from judge_runner.judges.rules.spec import CheckSpec, EvidenceKind
+from judge_runner.judges.rules.spec import CheckSpec, EvidenceKind, RuleSet
 
 MAX_ARTIFACT_BYTES = 1 << 20  # artifact contents searched, per file
 
@@ -64,6 +64,13 @@ GUARD = CheckSpec(
                 "result or the judge's view of the run.",
     evidence=EvidenceKind.TRAJECTORY, weight=2.0, task_critical=True,
     thresholds={"phrases": PHRASES})
+
+
+def judged_specs(rules: RuleSet) -> list[CheckSpec]:
+    """The checks the rules judge runs under `rules`: the enabled ones, then `GUARD` unless the
+    skill configures that check itself."""
+    configured = any(spec.id == GUARD.id for spec in rules.check)
+    return [*rules.enabled(), *([] if configured else [GUARD])]
 
 
 def _agent_texts(view: CaseView) -> Iterator[tuple[str, EvidenceRef, bool]]:

@@ -17,9 +17,9 @@ probability,
 
     score = sigmoid(scale · (S − R) + offset)
 
-each weight being the log-odds its finding adds (+w when it supports, −w when it refutes), and
-``scale``/``offset`` the two numbers fitted from labelled cases (`calibrate.py`); the same four
-steps apply, with t = 0.5 meaning "more likely passed than not". `forced` is the decision the
+each weight being the log-odds its finding adds (+w when it supports, −w when it refutes);
+`calibrate.py` fits the weights, ``scale`` and ``offset`` together from labelled cases. The same
+four steps apply, with t = 0.5 meaning "more likely passed than not". `forced` is the decision the
 same evidence gives without abstention (what step 2 would have decided), kept for risk–coverage
 figures. The verdict cites the inspections that decided it: the critical
 refutations in case 1, the supporting ones for a pass, the refuting ones (or, failing that, every

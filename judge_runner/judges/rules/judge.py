@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from pydantic import ValidationError
 from judge_runner.cases import CasePackage
 from judge_runner.core import Decision, Inspection, Plan, PlanItem, Verdict
 from judge_runner.judges.products import write_products
-from judge_runner.judges.rules.address_checks import GUARD
+from judge_runner.judges.rules.address_checks import GUARD, judged_specs
 from judge_runner.judges.rules.checks import CHECKS, Finding, known_checks
 from judge_runner.judges.rules.combine import combine
 from judge_runner.judges.rules.evidence import CaseView, quote_found
@@ -53,14 +54,21 @@ class RulesJudge:
         self.allow_abstain = allow_abstain
         self.rules_sha256 = hashlib.sha256((skill_dir / CHECKS_FILE).read_bytes()).hexdigest()
 
-    def refitted(self, scale: float, offset: float) -> RulesJudge:
-        """The same checks with the log-odds combination's (scale, offset) replaced, as
-        `calibrate` fitted them on the user's dev cases. Raises RulesError for a skill whose
-        score is not log-odds (there is nothing to refit)."""
+    def refitted(self, scale: float, offset: float, weights: Mapping[str, float] | None = None,
+                 support_weights: Mapping[str, float] | None = None) -> RulesJudge:
+        """The same checks with the log-odds combination replaced as `calibrate` fitted it on
+        the user's dev cases: (scale, offset), and the `weight` / `support_weight` of the
+        checks named in `weights` / `support_weights` (check id → value; the others keep the
+        skill's). Raises RulesError for a skill whose score is not log-odds (there is nothing
+        to refit) or a weight for a check the skill does not have."""
         if self.rules.score.method is not ScoreMethod.LOG_ODDS:
             raise RulesError(f"{self.skill_dir}: the score is not log_odds; nothing to refit")
+        try:
+            rules = self.rules.reweighted(weights or {}, support_weights or {})
+        except RulesError as exc:
+            raise RulesError(f"{self.skill_dir}: {exc}") from None
         twin = copy.copy(self)
-        twin.rules = self.rules.model_copy(update={"score": self.rules.score.model_copy(
+        twin.rules = rules.model_copy(update={"score": rules.score.model_copy(
             update={"scale": scale, "offset": offset})})
         return twin
 
@@ -76,10 +84,7 @@ class RulesJudge:
         }
 
     def _specs(self) -> list[CheckSpec]:
-        """The skill's enabled checks, then the judge-address guard unless the skill
-        configures that check itself."""
-        configured = any(spec.id == GUARD.id for spec in self.rules.check)
-        return [*self.rules.enabled(), *([] if configured else [GUARD])]
+        return judged_specs(self.rules)
 
     def inspect(self, case: CasePackage) -> tuple[Plan, list[Inspection], dict[str, float]]:
         """Run the enabled checks; return plan, log and inspection id → weight."""

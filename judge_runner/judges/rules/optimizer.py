@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict
 
 from judge_runner.core import Decision, Inspection, Label, Outcome, compute_metrics
 from judge_runner.judges.products import read_log, read_verdict
+from judge_runner.judges.rules.address_checks import judged_specs
 from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.combine import Combined, combine
 from judge_runner.judges.rules.spec import CHECKS_FILE, RuleSet, dump_rules, load_rules
@@ -72,10 +73,11 @@ def decide(rules: RuleSet, result: DevResult) -> tuple[Decision, float]:
 
 
 def recombine(rules: RuleSet, findings: dict[str, Outcome], *, allow_abstain: bool) -> Combined:
-    """What `combine` gives recorded findings (check id → outcome) under `rules`."""
+    """What `combine` gives recorded findings (check id → outcome) under `rules`, with the
+    checks the judge runs (`judged_specs`: the judge-address guard's refutation is critical)."""
     log: list[Inspection] = []
     weights: dict[str, float] = {}
-    for spec in rules.enabled():
+    for spec in judged_specs(rules):
         outcome = findings.get(spec.id)
         if outcome is None:
             continue

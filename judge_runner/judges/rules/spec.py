@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 
@@ -114,8 +115,8 @@ class ScoreMethod(StrEnum):
 
 class ScoreSpec(BaseModel):
     """How findings become a score. `log_odds` reads each weight as the log-odds a finding adds
-    (support +w, refutation -w); `scale` and `offset` are the only fitted numbers (see
-    `judge_runner.judges.rules.calibrate`)."""
+    (support +w, refutation -w); `calibrate` fits the weights, `scale` and `offset` together on a
+    dev run (see `judge_runner.judges.rules.calibrate`)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -147,6 +148,25 @@ class RuleSet(BaseModel):
             if c.id == check_id:
                 return c
         raise KeyError(check_id)
+
+    def reweighted(self, weights: Mapping[str, float],
+                   support_weights: Mapping[str, float]) -> RuleSet:
+        """These rules with the `weight` of each check in `weights` and the `support_weight` of
+        each check in `support_weights` replaced (check id → value); RulesError naming the ids
+        that are not checks of these rules."""
+        ids = {c.id for c in self.check}
+        unknown = sorted((set(weights) | set(support_weights)) - ids)
+        if unknown:
+            raise RulesError(f"weights for checks these rules do not have: {', '.join(unknown)}")
+        checks = []
+        for c in self.check:
+            update: dict[str, float] = {}
+            if c.id in weights:
+                update["weight"] = weights[c.id]
+            if c.id in support_weights:
+                update["support_weight"] = support_weights[c.id]
+            checks.append(c.model_copy(update=update) if update else c)
+        return self.model_copy(update={"check": checks})
 
 
 def load_rules(skill_dir: Path, known_ids: frozenset[str]) -> RuleSet:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ from judge_runner.judges.products import LOG_FILE, PLAN_FILE, VERDICT_FILE, read
 from judge_runner.judges.registry import JudgeOptions, build_judge
 from judge_runner.judges.rules import RulesJudge, make_judge
 from judge_runner.judges.rules.judge import default_skill_dir
-from tests.casebuilder import GOOD_RUN, bash, build_case, msg, notice
+from judge_runner.judges.rules.spec import RulesError
+from tests.casebuilder import GOOD_RUN, VERIFIED_RUN, bash, build_case, msg, notice
 
 
 def judge() -> RulesJudge:
@@ -147,3 +149,24 @@ def test_an_empty_trajectory_is_judged_from_termination_and_instruction(tmp_path
     assert verdict.decision is Decision.FAIL
     assert {r.kind for i in log for r in i.evidence} <= {"instruction", "skill"}
     assert all(r.verified for i in log for r in i.evidence if r.quote)
+
+
+def test_refitted_weights_scale_and_offset_decide_the_probability(tmp_path: Path) -> None:
+    case = build_case(tmp_path / "data", VERIFIED_RUN)
+    base = judge()
+    before = base.judge(case, tmp_path / "a")
+    log = read_log(tmp_path / "a")
+    shared = [i.check for i in log if i.outcome is Outcome.SUPPORTS
+              and base.rules.by_id(i.check).support_weight is None]
+    assert shared  # checks whose weight also counts for their support
+    weights = {check: base.rules.by_id(check).weight + 1.0 for check in shared}
+    refit = base.refitted(0.5, -0.25, weights)
+    after = refit.judge(case, tmp_path / "b")
+    assert after.details["support_weight"] == before.details["support_weight"] + len(shared)
+    evidence = after.details["support_weight"] - after.details["refute_weight"]
+    assert after.details["probability"] == round(1 / (1 + math.exp(-(0.5 * evidence - 0.25))), 6)
+    assert after.details["probability"] != before.details["probability"]
+    assert refit.config() == base.config()  # a calibration belongs to the skill as shipped
+    assert base.rules.by_id(shared[0]).weight == weights[shared[0]] - 1.0  # base untouched
+    with pytest.raises(RulesError, match="do not have: nope"):
+        base.refitted(1.0, 0.0, {"nope": 1.0})

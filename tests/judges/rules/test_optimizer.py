@@ -9,6 +9,7 @@ import pytest
 from judge_runner.cases import Label
 from judge_runner.core import Decision, Outcome
 from judge_runner.judges.rules import RulesJudge
+from judge_runner.judges.rules.address_checks import GUARD
 from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.optimizer import (
     DevResult,
@@ -16,6 +17,7 @@ from judge_runner.judges.rules.optimizer import (
     dev_results_from_run,
     objective,
     propose,
+    recombine,
 )
 from judge_runner.judges.rules.spec import CHECKS_FILE, load_rules
 from tests.casebuilder import GOOD_RUN, build_case
@@ -42,6 +44,14 @@ def test_decide_matches_the_judge_on_a_real_log(tmp_path: Path) -> None:
     [result] = dev_results_from_run(tmp_path / "run", {case.id: Label.PASS})
     decision, score = decide(judge.rules, result)
     assert decision is verdict.decision and round(score, 6) == verdict.score
+
+
+def test_recombine_weighs_the_judge_address_guard_as_the_judge_does() -> None:
+    rules = load_rules(REPO / "judgeskills" / "v2", known_checks())
+    good = {"run_terminated": S, "last_test_passed": S, "skills_consulted": S}
+    assert recombine(rules, good, allow_abstain=False).decision is Decision.PASS
+    attacked = recombine(rules, {**good, GUARD.id: R}, allow_abstain=False)
+    assert attacked.critical and attacked.decision is Decision.FAIL
 
 
 def test_propose_fixes_false_passes_and_writes_a_candidate(tmp_path: Path) -> None:

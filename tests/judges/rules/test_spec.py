@@ -66,3 +66,15 @@ def test_dump_round_trips_byte_identically(tmp_path: Path) -> None:
     again = load_rules(tmp_path, known_checks())
     assert again == rules
     assert dump_rules(again, header="generated") == text
+
+
+def test_reweighted_replaces_named_weights_and_refuses_unknown_checks() -> None:
+    rules = load_rules(default_skill_dir(), known_checks())
+    changed = rules.reweighted({"last_test_passed": 2.5}, {"no_deferral": 0.25})
+    assert changed.by_id("last_test_passed").weight == 2.5
+    assert changed.by_id("no_deferral").support_weight == 0.25
+    assert changed.by_id("no_deferral").weight == rules.by_id("no_deferral").weight
+    assert [c for c in changed.check if c.id not in ("last_test_passed", "no_deferral")] == \
+        [c for c in rules.check if c.id not in ("last_test_passed", "no_deferral")]
+    with pytest.raises(RulesError, match="checks these rules do not have: nope"):
+        rules.reweighted({"nope": 1.0}, {})
