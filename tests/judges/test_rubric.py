@@ -138,8 +138,8 @@ def test_one_rubric_three_graders_vote(fake_api: FakeMessagesServer, pool: Datas
 
 def test_a_failed_or_unusable_grading_is_no_vote(fake_api: FakeMessagesServer, pool: Dataset,
                                                  tmp_path: Path) -> None:
-    ungraded = {"grades": [{"id": "R1", "grade": "met", "evidence": "x"}],
-                "decision": "fail", "rationale": "half"}
+    ungraded: dict[str, object] = {"grades": [{"id": "R1", "grade": "met", "evidence": "x"}],
+                                   "decision": "fail", "rationale": "half"}
     fake_api.responder = _grader(["pass", None, ungraded, "pass"])
     verdict = make_judge(_annotated(fake_api, pool, 4)).judge(pool.case("c-pass"),
                                                               tmp_path / "o")
