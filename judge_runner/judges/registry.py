@@ -27,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from judge_runner.judges.base import Judge
 from judge_runner.sandbox import SandboxKind
+from judge_runner.validation import message
 
 
 class NoSkill(StrEnum):
@@ -114,7 +115,7 @@ def _describe(exc: ValidationError) -> str:
     for error in exc.errors():
         where = ".".join([flag_of(error["loc"]), *(str(p) for p in error["loc"][1:])])
         if error["type"] == "value_error":  # a validator's own sentence, after the flag it is on
-            parts.append(f"{flag_of(error['loc'])}: {error['ctx']['error']}")
+            parts.append(f"{flag_of(error['loc'])}: {message(error)}")
         elif error["type"] in ("bool_type", "bool_parsing"):
             parts.append(f"{where} must be true or false, got {error['input']!r}")
         else:
