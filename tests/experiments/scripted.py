@@ -148,10 +148,15 @@ def env(tmp: Path, messages: str, chat: str) -> dict[str, str]:
             "JUDGE_RUNNER_PRICES": str(prices), "COLUMNS": "250"}
 
 
+def command(args: list[str]) -> list[str]:
+    """`judge-runner ARGS` as a process of this interpreter."""
+    return [sys.executable, "-m", "judge_runner.cli", *args]
+
+
 def cli(args: list[str], cwd: Path, environ: dict[str, str],
         timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "judge_runner.cli", *args], cwd=cwd,
-                          env=environ, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(command(args), cwd=cwd, env=environ, capture_output=True, text=True,
+                          timeout=timeout)
 
 
 def stored(output: Path) -> int:

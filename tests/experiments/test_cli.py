@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -26,6 +25,7 @@ from tests.experiments.scripted import (
     answer,
     cases_asked,
     cli,
+    command,
     env,
     header,
     run_json,
@@ -123,9 +123,9 @@ def test_kill_9_then_rerun_judges_each_case_once(
     done = cli(["experiment", "estimate", str(plan)], tmp_path, environ)
     assert done.returncode == 0, done.stderr
     output = tmp_path / "runs"
-    proc = subprocess.Popen([sys.executable, "-m", "judge_runner.cli", "experiment", "run",
-                             str(plan), "--no-progress"], cwd=tmp_path, env=environ,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(command(["experiment", "run", str(plan), "--no-progress"]),
+                            cwd=tmp_path, env=environ, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while stored(output) < 8 and time.monotonic() < deadline:
         time.sleep(0.05)
