@@ -96,7 +96,7 @@ class RubricJudge(OneCallJudge):
         digest, selection = render_digest(case, self.max_prompt_tokens)
         state.details["selection"] = selection.model_dump()
         oneshot.check_fits(selection)
-        user = oneshot.render("rubric_grade.md.j2", criteria=rubric.criteria, digest=digest)
+        user = grade_prompt(case, rubric.criteria, digest)
         grades, response = oneshot.call_tool(
             client, model=self.model,
             system=oneshot.render("rubric_grade_system.md.j2", allow_abstain=self.allow_abstain),
@@ -161,6 +161,16 @@ def task_prompt(case: CasePackage) -> str:
         instruction=fence.wrap(case.instruction.strip(), "the task instruction"),
         skills=[(fence.inline(name), fence.wrap(text, "the skill's SKILL.md"))
                 for name, text in _skill_texts(case)])
+
+
+def grade_prompt(case: CasePackage, criteria: list[Criterion], digest: str) -> str:
+    """The second call's user message: the run's digest, then the rubric. The rubric is fenced
+    as the run's text is: a model wrote it from the task instruction, which the agent could
+    change, so a criterion may carry the agent's words."""
+    lines = "\n".join(f"- {c.id}{' (critical)' if c.critical else ''}: {c.criterion} "
+                      f"(check: {c.how_to_check})" for c in criteria)
+    rubric = case.fence.wrap(lines, "the rubric, written by a model from the task instruction")
+    return oneshot.render("rubric_grade.md.j2", digest=digest, rubric=rubric)
 
 
 def _skill_texts(case: CasePackage) -> list[tuple[str, str]]:
