@@ -30,7 +30,7 @@ def message(error: ErrorDetails) -> str:
         return str(error["ctx"]["error"])
     if error["type"] == "extra_forbidden":
         return "unknown field"
-    return error["msg"]
+    return str(error["msg"])
 
 
 def problem(error: ErrorDetails, whole: str) -> str:

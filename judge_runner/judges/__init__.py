@@ -38,7 +38,16 @@ from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.judge import default_skill_dir
 from judge_runner.judges.rules.optimizer import DevResult, propose
 from judge_runner.judges.rules.spec import RulesError, RuleSet, ScoreMethod, load_rules
-from judge_runner.judges.sizes import AgentShape, Call, CaseCalls, case_calls, settings_of
+from judge_runner.judges.sizes import (
+    AgentShape,
+    Call,
+    CallsSized,
+    CaseCalls,
+    case_calls,
+    prompt_tokens,
+    request_tokens,
+    settings_of,
+)
 
 __all__ = [
     "CANCELLED_FILE",
@@ -56,6 +65,7 @@ __all__ = [
     "AgentShape",
     "CalibratedJudge",
     "Call",
+    "CallsSized",
     "CaseCalls",
     "ClientFactory",
     "Decision",
@@ -88,8 +98,10 @@ __all__ = [
     "json_unescaped",
     "known_checks",
     "load_rules",
+    "prompt_tokens",
     "propose",
     "read_log",
+    "request_tokens",
     "rules_side",
     "settings_of",
     "skill_dir_of",

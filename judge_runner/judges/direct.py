@@ -38,6 +38,7 @@ from judge_runner.judges.llm import (
 )
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import takes
+from judge_runner.judges.sizes import Call, CaseCalls, prompt_tokens
 from judge_runner.text import sha256_text
 
 DEFAULT_MAX_PROMPT_TOKENS = 150_000
@@ -91,7 +92,7 @@ class DirectJudge(OneCallJudge):
 
     @property
     def system_prompt(self) -> str:
-        return oneshot.render("direct_system.md.j2", allow_abstain=self.allow_abstain)
+        return direct_system(self.allow_abstain)
 
     def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
         return self.judge_briefed(case, out_dir, "")
@@ -118,10 +119,7 @@ class DirectJudge(OneCallJudge):
         except oneshot.FAILURES as exc:
             return Verdict(case_id=case_id, judge=self.name, decision=Decision.ERROR,
                            error=oneshot.failure_reason(exc), details=details)
-        tool = oneshot.tool_spec(
-            "submit_verdict", "Submit the decision on the run, how sure you are of it "
-            "(confidence, 0.5 to 1) and its rationale.",
-            oneshot.VerdictInput, oneshot.decisions(self.allow_abstain))
+        tool = verdict_tool(self.allow_abstain)
         task = _task_of(case)
         for index in range(self.annotators):
             shown = example_set(self.examples, index, case_id=case_id, task=task,
@@ -150,6 +148,26 @@ class DirectJudge(OneCallJudge):
                            rationale=answer.rationale, confidence=answer.confidence,
                            usage=usage, details=details)
         return _vote(case_id, self.name, answers, usage, details)
+
+
+def direct_system(allow_abstain: bool) -> str:
+    return oneshot.render("direct_system.md.j2", allow_abstain=allow_abstain)
+
+
+def verdict_tool(allow_abstain: bool) -> dict[str, Any]:
+    return oneshot.tool_spec(
+        "submit_verdict", "Submit the decision on the run, how sure you are of it "
+        "(confidence, 0.5 to 1) and its rationale.",
+        oneshot.VerdictInput, oneshot.decisions(allow_abstain))
+
+
+def direct_call(settings: OneCallSettings, model: str, case: CasePackage) -> Call:
+    """One direct call of `model` on `case`, sized from its prompt: the system prompt, the digest
+    within the prompt budget and the verdict tool (an annotator's examples are not counted)."""
+    digest, _ = render_digest(case, settings.max_prompt_tokens)
+    return Call(model, prompt_tokens(direct_system(settings.allow_abstain), digest,
+                                     verdict_tool(settings.allow_abstain)),
+                settings.max_output_tokens)
 
 
 def _task_of(case: CasePackage) -> str | None:
@@ -214,6 +232,10 @@ class DirectSettings(OneCallSettings):
     per_set: int = Field(default=DEFAULT_PER_SET, ge=1, le=8)
     example_chars: int = Field(default=DEFAULT_CHARS, ge=50, le=4000)
     seed: int = 0
+
+    def case_calls(self, case: CasePackage) -> CaseCalls:
+        """One call per annotator."""
+        return CaseCalls((direct_call(self, self.model or "", case),) * self.annotators)
 
 
 @takes(DirectSettings, "direct")

@@ -24,6 +24,7 @@ from judge_runner.judges.digest import render_digest
 from judge_runner.judges.direct import OneCallJudge, OneCallSettings, one_call_arguments
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import takes
+from judge_runner.judges.sizes import Call, CaseCalls, prompt_tokens
 
 _OUTCOMES = {"met": Outcome.SUPPORTS, "not_met": Outcome.REFUTES, "unclear": Outcome.INCONCLUSIVE}
 
@@ -41,6 +42,10 @@ class RubricInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     criteria: list[Criterion] = Field(min_length=1, max_length=30)
+
+
+def rubric_tool() -> dict[str, Any]:
+    return oneshot.tool_spec("submit_rubric", "Submit the rubric.", RubricInput)
 
 
 class Grade(BaseModel):
@@ -84,8 +89,7 @@ class RubricJudge(OneCallJudge):
         task = task_prompt(case)
         rubric, response = oneshot.call_tool(
             client, model=self.model, system=oneshot.render("rubric_system.md.j2"), user=task,
-            tool=oneshot.tool_spec("submit_rubric", "Submit the rubric.", RubricInput),
-            parse=RubricInput, max_tokens=self.max_output_tokens)
+            tool=rubric_tool(), parse=RubricInput, max_tokens=self.max_output_tokens)
         state.usage = state.usage + response.usage
         ids = [c.id for c in rubric.criteria]
         if len(set(ids)) != len(ids):
@@ -98,13 +102,9 @@ class RubricJudge(OneCallJudge):
         oneshot.check_fits(selection)
         user = grade_prompt(case, rubric.criteria, digest)
         grades, response = oneshot.call_tool(
-            client, model=self.model,
-            system=oneshot.render("rubric_grade_system.md.j2", allow_abstain=self.allow_abstain),
-            user=user,
-            tool=oneshot.tool_spec("submit_grades", "Submit the grade of every criterion and "
-                                   "the decision.", GradesInput,
-                                   oneshot.decisions(self.allow_abstain)),
-            parse=GradesInput, max_tokens=self.max_output_tokens)
+            client, model=self.model, system=grade_system(self.allow_abstain), user=user,
+            tool=grades_tool(self.allow_abstain), parse=GradesInput,
+            max_tokens=self.max_output_tokens)
         state.usage = state.usage + response.usage
         if grades.decision == "abstain" and not self.allow_abstain:
             raise oneshot.OutputError("abstain answered although it is not enabled")
@@ -173,6 +173,15 @@ def grade_prompt(case: CasePackage, criteria: list[Criterion], digest: str) -> s
     return oneshot.render("rubric_grade.md.j2", digest=digest, rubric=rubric)
 
 
+def grade_system(allow_abstain: bool) -> str:
+    return oneshot.render("rubric_grade_system.md.j2", allow_abstain=allow_abstain)
+
+
+def grades_tool(allow_abstain: bool) -> dict[str, Any]:
+    return oneshot.tool_spec("submit_grades", "Submit the grade of every criterion and the "
+                             "decision.", GradesInput, oneshot.decisions(allow_abstain))
+
+
 def _skill_texts(case: CasePackage) -> list[tuple[str, str]]:
     texts = []
     for name in case.meta.skills:
@@ -182,7 +191,22 @@ def _skill_texts(case: CasePackage) -> list[tuple[str, str]]:
     return texts
 
 
-@takes(OneCallSettings, "rubric")
-def make_judge(settings: OneCallSettings) -> RubricJudge:
+class RubricSettings(OneCallSettings):
+    """The rubric judge's options: the one-call ones."""
+
+    def case_calls(self, case: CasePackage) -> CaseCalls:
+        """The rubric call, then the grading call, whose prompt holds the digest and the rubric
+        the first call wrote (at most its answer budget)."""
+        model, out = self.model or "", self.max_output_tokens
+        first = prompt_tokens(oneshot.render("rubric_system.md.j2"), task_prompt(case),
+                              rubric_tool())
+        digest, _ = render_digest(case, self.max_prompt_tokens)
+        second = prompt_tokens(grade_system(self.allow_abstain), grade_prompt(case, [], digest),
+                               grades_tool(self.allow_abstain)) + out
+        return CaseCalls((Call(model, first, out), Call(model, second, out)))
+
+
+@takes(RubricSettings, "rubric")
+def make_judge(settings: RubricSettings) -> RubricJudge:
     """Raises JudgeConfigError without a model."""
     return RubricJudge(**one_call_arguments(settings, "rubric"))

@@ -26,7 +26,7 @@ from judge_runner.judges.products import write_products
 from judge_runner.runs.runner import RunResult, run_eval
 from tests.casebuilder import bash, build_case, msg, skill, write
 from tests.checklist import scripted
-from tests.checklist.runs import eval_checklist, invoke
+from tests.checklist.runs import eval_checklist, synthesize
 from tests.fakeapi import FakeMessagesServer, Reply, reply, tool_use
 from tests.judges import sessions
 
@@ -149,11 +149,7 @@ def checklist_run(dataset: Path, checklists: Path, run_dir: Path) -> Path:
     of `dataset` into `run_dir`, each answered by its scripted model; returns `run_dir`."""
     server = FakeMessagesServer().start()
     try:
-        server.responder = scripted.synth_responder
-        tasks = sorted(p for p in (REPO / "bench" / "examples" / "tasks").iterdir()
-                       if (p / "tests").is_dir())
-        invoke("checklist", "synth", *map(str, tasks), "--out", str(checklists),
-               "--model", "m-syn", "--base-url", server.base_url)
+        synthesize(server, REPO / "bench" / "examples" / "tasks", checklists)
         server.responder = scripted.judge_responder
         eval_checklist(dataset, checklists, run_dir, "--model", "m-judge", "--base-url",
                        server.base_url)
