@@ -8,7 +8,8 @@ an unknown knob or a bad value is a `JudgeConfigError` before any case is judged
 `check_options` runs the same validation without building (no client, no sandbox), for
 commands that build their judges later.
 
-Adding a judge is one module with a decorated `make_judge` and one line in `JUDGES`. A name
+Adding a judge is one module with a decorated `make_judge` and one line in `JUDGES` (its options
+model may also size the judge's calls for cost estimates: `sizes.CallsSized`). A name
 containing a colon, ``package.module:factory``, is imported as given: judges that live outside
 the package (a user's own judge, a scripted judge in the tests) are used without registering
 them; an undecorated factory receives the `JudgeOptions` as they are.
