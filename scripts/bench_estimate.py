@@ -1,7 +1,8 @@
 """`experiment estimate` against what the models then counted, per row.
 
-Runs the scripted plan of tests/experiments (the bundled example trials; rules v1/v2, direct on
-the Messages and Chat wires, a three-member panel across both) against the scripted servers of
+Runs the scripted plan of tests/experiments (the bundled example trials; direct on the Messages
+and Chat wires, a three-member panel across both, the checklist judge with the scripted
+synthesizer's checklists) against the scripted servers of
 tests/fakeapi, and, with --local-url, the offline plan's local-model row (first calls of each
 case, read from the transcripts; a repair turn is outside the one-call estimate). Prints one
 line per row: estimated input and output tokens (low..high), actual, and actual / rendered
@@ -15,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -26,13 +26,14 @@ sys.path.insert(0, str(REPO))
 
 from judge_runner.experiments.estimate import INPUT_LOW  # noqa: E402
 from judge_runner.models.recording import TRANSCRIPT, read_transcript  # noqa: E402
+from tests.checklist.runs import synthesize  # noqa: E402
+from tests.conftest import EXAMPLES  # noqa: E402
 from tests.experiments import scripted  # noqa: E402
 from tests.fakeapi import FakeChatServer, FakeMessagesServer  # noqa: E402
 
 
 def cli(args: list[str], cwd: Path, env: dict[str, str]) -> None:
-    done = subprocess.run([sys.executable, "-m", "judge_runner.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=3600)
+    done = scripted.cli(args, cwd, env, timeout=3600)
     if done.returncode != 0:
         raise SystemExit(done.stderr[-3000:])
 
@@ -85,7 +86,10 @@ def main() -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             env = scripted.env(Path(tmp), api.base_url, chat.base_url)
-            measure(Path(tmp), scripted.header() + scripted.MODEL_ROWS, env, False)
+            synthesize(api, EXAMPLES / "tasks", Path(tmp) / "checklists")
+            api.responder = scripted.answer
+            measure(Path(tmp), scripted.header() + scripted.MODEL_ROWS
+                    + scripted.checklist_row(Path(tmp) / "checklists"), env, False)
     finally:
         api.stop()
         chat.stop()

@@ -30,10 +30,9 @@ sys.path.insert(0, str(ROOT))
 
 from judge_runner.cases import Dataset  # noqa: E402
 from judge_runner.log import configure  # noqa: E402
-from tests.checklist import scripted  # noqa: E402
 from tests.fakeapi import FakeMessagesServer  # noqa: E402
 from tests.view.browser import Browser, browser, playwright_missing  # noqa: E402
-from tests.view.runs import agent_run  # noqa: E402
+from tests.view.runs import agent_run, checklist_run  # noqa: E402
 
 JR = str(ROOT / ".venv" / "bin" / "judge-runner")
 EXAMPLES = ROOT / "bench" / "examples"
@@ -60,24 +59,6 @@ def make_runs(out: Path, sandbox: str) -> tuple[Path, Path]:
     finally:
         server.stop()
     return rules, agent
-
-
-def make_checklist_run(out: Path) -> Path:
-    """Checklists for the bundled tasks and a checklist judge run over the imported examples."""
-    run = out / "run-checklist"
-    server = FakeMessagesServer().start()
-    try:
-        server.responder = scripted.synth_responder
-        tasks = sorted(p for p in (EXAMPLES / "tasks").iterdir() if (p / "tests").is_dir())
-        cli("checklist", "synth", *map(str, tasks), "--out", str(out / "checklists"),
-            "--model", "m-syn", "--base-url", server.base_url)
-        server.responder = scripted.judge_responder
-        cli("eval", str(out / "dataset"), "--judge", "checklist", "-o",
-            f"checklists={out / 'checklists'}", "--model", "m-judge", "--base-url",
-            server.base_url, "--run-dir", str(run), "--no-progress")
-    finally:
-        server.stop()
-    return run
 
 
 def check_checklist(b: Browser, run: Path, shots: Path, failures: list[str]) -> None:
@@ -162,7 +143,7 @@ def main() -> None:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     rules, agent = make_runs(out, args.sandbox)
-    checklist = make_checklist_run(out)
+    checklist = checklist_run(out / "dataset", out / "checklists", out / "run-checklist")
     for run in (rules, agent, checklist):
         cli("view", str(run))
     print(cli("view", str(rules), str(agent)).strip())

@@ -32,7 +32,7 @@ STAGES = ("cases", "ingest", "models", "sandbox", "skills", "calibration", "judg
 # Modules at the package root that belong to a stage (`python -m judge_runner` runs the CLI).
 ROOT_MEMBERS = {"__main__": "cli"}
 FOUNDATION = frozenset({"cancel", "closing", "files", "jsonl", "log", "templates", "text",
-                        "untrusted"})
+                        "untrusted", "validation"})
 
 
 @dataclass(frozen=True)

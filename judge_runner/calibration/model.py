@@ -16,6 +16,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge_runner.text import sha256_text
+from judge_runner.validation import problems
 
 FORMAT_VERSION = 2  # 2: a rules fit may carry fitted weights and its prior
 
@@ -163,9 +164,8 @@ def load(path: Path) -> Calibration:
     try:
         return Calibration.model_validate_json(text)
     except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'file'}: {e['msg']}"
-                             for e in exc.errors()[:5])
-        raise CalibrationError(f"{path} is not a calibration file: {problems}") from None
+        raise CalibrationError(f"{path} is not a calibration file: "
+                               f"{problems(exc, 'file', most=5)}") from None
 
 
 def save(calibration: Calibration, path: Path) -> None:

@@ -36,6 +36,7 @@ from judge_runner.cases.models import (
 )
 from judge_runner.core import layout
 from judge_runner.jsonl import numbered_lines
+from judge_runner.validation import location, message
 
 # Dataset files that carry labels; with every file under evidence/ they are the secret files.
 LABEL_FILES = (layout.LABELS_FILE, layout.IMPORT_REPORT_FILE)
@@ -134,8 +135,8 @@ def _load[M: (CaseMeta, Trajectory)](path: Path, model: type[M], cid: str,
         return model.model_validate_json(path.read_bytes())
     except ValidationError as exc:
         for err in exc.errors():
-            loc = ".".join(str(p) for p in err["loc"]) or "(root)"
-            issues.append(Issue(cid, f"{path.name}:{loc}", err["msg"]))
+            issues.append(Issue(cid, f"{path.name}:{location(err['loc'], '(root)')}",
+                                message(err)))
         return None
 
 
@@ -360,7 +361,7 @@ def _validate_labels(dataset: Dataset, ids: list[str]) -> list[Issue]:
         try:
             record = LabelRecord.model_validate_json(line)
         except ValidationError as exc:
-            issues.append(Issue(layout.LABELS_FILE, f"line {lineno}", exc.errors()[0]["msg"]))
+            issues.append(Issue(layout.LABELS_FILE, f"line {lineno}", message(exc.errors()[0])))
             continue
         if record.case_id in seen:
             issues.append(Issue(layout.LABELS_FILE, f"line {lineno}",

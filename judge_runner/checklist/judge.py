@@ -38,12 +38,15 @@ from judge_runner.checklist.models import (
     EvidenceCite,
     ItemJudgment,
     Label,
+    checklist_path,
     read_checklist,
 )
 from judge_runner.checklist.outcome import ChecklistDetails, JudgedItem
-from judge_runner.checklist.score import ChecklistScorer
+from judge_runner.checklist.score import ChecklistScorer, build_request
 from judge_runner.core import RefKind, Usage
 from judge_runner.judges import (
+    Call,
+    CaseCalls,
     ClientFactory,
     Decision,
     EvidenceRef,
@@ -55,6 +58,7 @@ from judge_runner.judges import (
     PlanItem,
     Verdict,
     client_factory,
+    request_tokens,
     takes,
     write_products,
 )
@@ -91,6 +95,23 @@ class ChecklistSettings(ModelJudgeSettings):
             raise ValueError("--model offline calls no model: leave out --base-url and --replay")
         return self
 
+    def case_calls(self, case: CasePackage) -> CaseCalls | None:
+        """The item judge's request on `case`: its checklist's items without a mechanical check
+        and the rendered log (`score.build_request`), answered within the request's max_tokens
+        (a repair round is not counted). No call offline, for a task without a usable
+        checklist, or when every item has a mechanical check; None without a checklists folder
+        or a model (no judge can be built)."""
+        if self.checklists is None or not self.model:
+            return None
+        if self.model == OFFLINE:
+            return CaseCalls()
+        checklist = checklist_for(self.checklists, case.meta.task)
+        items = [i for i in checklist.ordered() if i.check is None] if checklist else []
+        if not items:
+            return CaseCalls()
+        request = build_request(load_log(case), items, self.model)
+        return CaseCalls((Call(self.model, request_tokens(request), request.max_tokens),))
+
 
 def load_checklists(folder: Path) -> tuple[dict[str, Checklist], dict[str, str]]:
     """Frozen checklists of `folder` by task, and for each `<task>.json` that cannot be used the
@@ -102,15 +123,26 @@ def load_checklists(folder: Path) -> tuple[dict[str, Checklist], dict[str, str]]
         if path.name.endswith(".errors.json"):
             continue
         try:
-            checklist = read_checklist(path)
+            checklist = _read_task_checklist(path)
         except ChecklistLoadError as exc:
             problems[path.stem] = str(exc)
             continue
-        if checklist.task != path.stem:
-            problems[path.stem] = f"{path}: holds the checklist of task {checklist.task!r}"
-            continue
         found[checklist.task] = checklist
     return found, problems
+
+
+def checklist_for(folder: Path, task: str) -> Checklist | None:
+    """The usable checklist of `task` in `folder` (what `load_checklists` finds for it), None
+    when there is no `<task>.json`; ChecklistLoadError when it cannot be used."""
+    path = checklist_path(folder, task)
+    return _read_task_checklist(path) if path.is_file() else None
+
+
+def _read_task_checklist(path: Path) -> Checklist:
+    checklist = read_checklist(path)
+    if checklist.task != path.stem:
+        raise ChecklistLoadError(f"{path}: holds the checklist of task {checklist.task!r}")
+    return checklist
 
 
 @dataclass(frozen=True)

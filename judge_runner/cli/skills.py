@@ -1,4 +1,7 @@
-"""`judge-runner skills list|show|diff`: inspect JudgeSkill versions and their lineage."""
+"""`judge-runner skills list|show|diff`: inspect JudgeSkill versions and their lineage.
+
+A skill's files are text anyone may have written (an evolved version is a model's rewrite), so
+what they hold is printed with its control characters escaped (`support.echo`), never raw."""
 
 from __future__ import annotations
 
@@ -9,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from judge_runner.cli.support import echo
 from judge_runner.skills.lineage import check_lineage, load_lineage, version_dirs
 from judge_runner.skills.model import SkillError, hash_directory, load_skill
 
@@ -32,18 +36,18 @@ def skills_list(root: RootOption = DEFAULT_ROOT) -> None:
     except SkillError as exc:
         raise typer.BadParameter(str(exc)) from None
     header = ("version", "parent", "origin", "hash", "gate G", "eval acc")
-    typer.echo("{:<10} {:<8} {:<12} {:<12} {:>7} {:>8}".format(*header))
+    echo("{:<10} {:<8} {:<12} {:<12} {:>7} {:>8}".format(*header))
     for directory in version_dirs(root):
         entry = lineage.get(directory.name)
         gate = entry.gate.gate_score if entry and entry.gate else None
         acc = entry.eval.accuracy if entry and entry.eval else None
-        typer.echo(
+        echo(
             f"{directory.name:<10} {(entry.parent if entry else None) or '-':<8} "
             f"{entry.origin.value if entry else '?':<12} {hash_directory(directory)[:12]:<12} "
             f"{_fmt(gate):>7} {_fmt(acc):>8}"
         )
     for problem in check_lineage(root, lineage):
-        typer.echo(f"warning: {problem}", err=True)
+        echo(f"warning: {problem}", err=True)
 
 
 def skills_show(
@@ -58,26 +62,26 @@ def skills_show(
         lineage = load_lineage(root)
     except SkillError as exc:
         raise typer.BadParameter(str(exc)) from None
-    typer.echo(f"name:        {skill.name}")
-    typer.echo(f"version:     {skill.version}")
-    typer.echo(f"description: {skill.description}")
-    typer.echo(f"path:        {skill.path}")
-    typer.echo(f"hash:        {skill.content_hash}")
-    typer.echo(f"ancestry:    {' <- '.join(lineage.ancestry(path.name)) or '-'}")
+    echo(f"name:        {skill.name}")
+    echo(f"version:     {skill.version}")
+    echo(f"description: {skill.description}")
+    echo(f"path:        {skill.path}")
+    echo(f"hash:        {skill.content_hash}")
+    echo(f"ancestry:    {' <- '.join(lineage.ancestry(path.name)) or '-'}")
     entry = lineage.get(path.name)
     if entry is not None:
-        typer.echo(f"origin:      {entry.origin.value}: {entry.how}")
+        echo(f"origin:      {entry.origin.value}: {entry.how}")
         for label, figures in (("gate", entry.gate), ("eval", entry.eval)):
             if figures is not None:
-                typer.echo(f"{label}:        {figures.model_dump_json(exclude_none=True)}")
-    typer.echo("references:")
+                echo(f"{label}:        {figures.model_dump_json(exclude_none=True)}")
+    echo("references:")
     for ref in skill.references:
-        typer.echo(f"  {ref.name} ({len(ref.text)} chars)")
+        echo(f"  {ref.name} ({len(ref.text)} chars)")
     if full:
-        typer.echo("")
-        typer.echo(skill.skill_md)
+        echo("")
+        echo(skill.skill_md)
         for ref in skill.references:
-            typer.echo(f"\n===== {ref.name} =====\n{ref.text}")
+            echo(f"\n===== {ref.name} =====\n{ref.text}")
 
 
 def skills_diff(
@@ -100,7 +104,7 @@ def skills_diff(
         diff = list(difflib.unified_diff(a, b, f"{old}/{name}", f"{new}/{name}"))
         if diff:
             differs = True
-            typer.echo("".join(diff), nl=False)
+            echo("".join(diff), nl=False)
     if differs:
         raise typer.Exit(1)
 

@@ -80,11 +80,11 @@ def io_failure(exc: Exception, doing: str, resume: str) -> typer.Exit:
     return fail(f"{doing} stopped: {why}{where}; {resume}")
 
 
-def echo(text: str, *, err: bool = False) -> None:
+def echo(text: str, *, err: bool = False, nl: bool = True) -> None:
     """Print text that may hold a run's content (messages, outputs, names, paths): escape
     sequences and other control characters are shown escaped instead of reaching the terminal
     (see `judge_runner.untrusted.terminal_safe`)."""
-    typer.echo(terminal_safe(text), err=err)
+    typer.echo(terminal_safe(text), err=err, nl=nl)
 
 
 def shown(text: object) -> str:

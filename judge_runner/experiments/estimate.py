@@ -2,11 +2,13 @@
 
 No model is called. Per case and row:
 
-- one-call judges (direct, rubric, multi's members): each call's prompt is rendered as the judge
-  would send it (system prompt, the case digest within the row's prompt budget, the tool
-  definition) and sized at 4 characters a token; the range is 0.8x..1.5x of that size for
-  the input (tokenizers differ from the estimate) and `OUTPUT_LOW`..max_output_tokens for the
-  answer. A repair turn (an unusable first answer sent back once) is not in the range.
+- one-call judges (direct, rubric, multi's members, the checklist's item judge): each call's
+  prompt is rendered as the judge would send it, by the judge's own options
+  (`judges.CallsSized`: system prompt, the case digest within the row's prompt budget or the
+  checklist's items and rendered log, the tool definition) and sized at 4 characters a token;
+  the range is 0.8x..1.5x of that size for the input (tokenizers differ from the estimate) and
+  `OUTPUT_LOW`..max_output_tokens for the answer. A repair turn (an unusable first answer sent
+  back once) is not in the range.
 - the agent judge: from the row's finished cases when its run directory holds some (their
   smallest..largest per-case usage, for each case still to judge), else from the plan's stated
   model (`agent_estimate`): turns_low..max_turns calls, the first of the rendered system prompt,

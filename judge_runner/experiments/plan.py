@@ -28,6 +28,8 @@ from pydantic import (
     model_validator,
 )
 
+from judge_runner.validation import message
+
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _VAR = re.compile(r"\$(\w+)|\$\{(\w+)(?::-([^}]*))?\}")
 
@@ -208,13 +210,8 @@ def _located(path: Path, text: str, data: dict[str, Any], error: Any) -> str:
     loc = tuple(error["loc"])
     field = _field_name(loc, data)
     line = find_line(text, loc)
-    message = error["msg"]
-    if error["type"] == "value_error":
-        message = str(error["ctx"]["error"])
-    elif error["type"] == "extra_forbidden":
-        message = "unknown field"
     where = f"{path}:{line}" if line else str(path)
-    return f"{where}: {field or 'plan'}: {message}"
+    return f"{where}: {field or 'plan'}: {message(error)}"
 
 
 def _field_name(loc: tuple[Any, ...], data: dict[str, Any]) -> str:

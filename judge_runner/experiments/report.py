@@ -23,7 +23,7 @@ from markupsafe import Markup
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge_runner.experiments.plan import Plan
-from judge_runner.experiments.run import PlanRun
+from judge_runner.experiments.run import PlanRun, PlanSpending
 from judge_runner.runs import CaseRecord, compare_records, load_records, load_summary, select
 from judge_runner.templates import environment
 
@@ -97,14 +97,7 @@ class SuccessRow(BaseModel):
     expected: list[float]
 
 
-class ExperimentReport(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    plan: str
-    dataset: str
-    split: str
-    budget_usd: float | None
-    spent_usd: float
+class ExperimentReport(PlanSpending):
     main: list[MainRow]
     domains: list[str]
     per_domain: dict[str, dict[str, float | None]]  # row -> domain -> accuracy

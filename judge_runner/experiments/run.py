@@ -63,8 +63,8 @@ class RowOutcome(BaseModel):
     usage: Usage = Field(default_factory=Usage)
 
 
-class PlanRun(BaseModel):
-    """run.json: what the last `experiment run` did, row by row."""
+class PlanSpending(BaseModel):
+    """What a plan judged and spent: the fields `run.json` and `report.json` both open with."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -73,6 +73,11 @@ class PlanRun(BaseModel):
     split: str
     budget_usd: float | None
     spent_usd: float
+
+
+class PlanRun(PlanSpending):
+    """run.json: what the last `experiment run` did, row by row."""
+
     stopped_by_budget: bool
     rows: list[RowOutcome]
 

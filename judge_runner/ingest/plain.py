@@ -32,6 +32,7 @@ from judge_runner.core import Label
 from judge_runner.ingest.external import PendingRun, RunError, RunInput
 from judge_runner.ingest.paths import NotRegularFileError, describe, read_regular
 from judge_runner.ingest.raw import RawKind, RawRun, RawStep
+from judge_runner.validation import problem
 
 FORMAT = "plain"
 RUN_FILE = "run.json"
@@ -160,7 +161,5 @@ def _model[M: BaseModel](model: type[M], data: Any, where: str) -> M:
         return model.model_validate_json(data) if isinstance(data, str) else \
             model.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        at = ".".join(str(p) for p in first["loc"]) or "(top level)"
-        raise RunError(f"{where}: {at}: {first['msg']} ({exc.error_count()} problem(s))") \
-            from exc
+        raise RunError(f"{where}: {problem(exc.errors()[0], '(top level)')} "
+                       f"({exc.error_count()} problem(s))") from exc

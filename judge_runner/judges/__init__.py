@@ -37,7 +37,16 @@ from judge_runner.judges.rules.checks import known_checks
 from judge_runner.judges.rules.judge import default_skill_dir
 from judge_runner.judges.rules.optimizer import DevResult, propose, recombine
 from judge_runner.judges.rules.spec import RulesError, RuleSet, ScoreMethod, load_rules
-from judge_runner.judges.sizes import AgentShape, Call, CaseCalls, case_calls, settings_of
+from judge_runner.judges.sizes import (
+    AgentShape,
+    Call,
+    CallsSized,
+    CaseCalls,
+    case_calls,
+    prompt_tokens,
+    request_tokens,
+    settings_of,
+)
 
 __all__ = [
     "CANCELLED_FILE",
@@ -56,6 +65,7 @@ __all__ = [
     "AgentShape",
     "CalibratedJudge",
     "Call",
+    "CallsSized",
     "CaseCalls",
     "ClientFactory",
     "Decision",
@@ -87,9 +97,11 @@ __all__ = [
     "json_unescaped",
     "known_checks",
     "load_rules",
+    "prompt_tokens",
     "propose",
     "read_log",
     "recombine",
+    "request_tokens",
     "settings_of",
     "shown_folder",
     "skill_dir_of",

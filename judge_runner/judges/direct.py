@@ -30,6 +30,7 @@ from judge_runner.judges.llm import (
 )
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import takes
+from judge_runner.judges.sizes import Call, CaseCalls, prompt_tokens
 
 DEFAULT_MAX_PROMPT_TOKENS = 150_000
 DEFAULT_MAX_OUTPUT_TOKENS = 2048
@@ -70,7 +71,7 @@ class DirectJudge(OneCallJudge):
 
     @property
     def system_prompt(self) -> str:
-        return oneshot.render("direct_system.md.j2", allow_abstain=self.allow_abstain)
+        return direct_system(self.allow_abstain)
 
     def judge(self, case: CasePackage, out_dir: Path) -> Verdict:
         return self.judge_briefed(case, out_dir, "")
@@ -97,10 +98,7 @@ class DirectJudge(OneCallJudge):
         except oneshot.FAILURES as exc:
             return Verdict(case_id=case_id, judge=self.name, decision=Decision.ERROR,
                            error=oneshot.failure_reason(exc), details=details)
-        tool = oneshot.tool_spec(
-            "submit_verdict", "Submit the decision on the run, how sure you are of it "
-            "(confidence, 0.5 to 1) and its rationale.",
-            oneshot.VerdictInput, oneshot.decisions(self.allow_abstain))
+        tool = verdict_tool(self.allow_abstain)
         for index in range(self.annotators.k):
             user = (digest + self.annotators.section(index, case)
                     + (f"\n\n{briefing}" if briefing else ""))
@@ -123,6 +121,26 @@ class DirectJudge(OneCallJudge):
         return Verdict(case_id=case_id, judge=self.name, decision=vote.decision,
                        rationale=vote.rationale, confidence=vote.confidence, usage=usage,
                        details=details)
+
+
+def direct_system(allow_abstain: bool) -> str:
+    return oneshot.render("direct_system.md.j2", allow_abstain=allow_abstain)
+
+
+def verdict_tool(allow_abstain: bool) -> dict[str, Any]:
+    return oneshot.tool_spec(
+        "submit_verdict", "Submit the decision on the run, how sure you are of it "
+        "(confidence, 0.5 to 1) and its rationale.",
+        oneshot.VerdictInput, oneshot.decisions(allow_abstain))
+
+
+def direct_call(settings: OneCallSettings, model: str, case: CasePackage) -> Call:
+    """One direct call of `model` on `case`, sized from its prompt: the system prompt, the digest
+    within the prompt budget and the verdict tool (an annotator's examples are not counted)."""
+    digest, _ = render_digest(case, settings.max_prompt_tokens)
+    return Call(model, prompt_tokens(direct_system(settings.allow_abstain), digest,
+                                     verdict_tool(settings.allow_abstain)),
+                settings.max_output_tokens)
 
 
 class OneCallSettings(ModelJudgeSettings):
@@ -149,6 +167,10 @@ def one_call_arguments(settings: OneCallSettings, judge: str) -> dict[str, Any]:
 
 class DirectSettings(OneCallSettings, AnnotatorSettings):
     """The direct judge's options: the one-call ones and its simulated annotators."""
+
+    def case_calls(self, case: CasePackage) -> CaseCalls:
+        """One call per annotator."""
+        return CaseCalls((direct_call(self, self.model or "", case),) * self.annotators)
 
 
 @takes(DirectSettings, "direct")

@@ -25,10 +25,11 @@ from pydantic import Field
 
 from judge_runner.cases import CasePackage
 from judge_runner.core import Decision, Usage, Verdict
-from judge_runner.judges.direct import DirectJudge, OneCallSettings
+from judge_runner.judges.direct import DirectJudge, OneCallSettings, direct_call
 from judge_runner.judges.llm import JudgeConfigError, client_factory
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import takes
+from judge_runner.judges.sizes import Call, CaseCalls
 
 MEMBERS_DIR = "members"
 
@@ -89,6 +90,13 @@ def _slug(model: str) -> str:
 class MultiSettings(OneCallSettings):
     models: list[str] = Field(default_factory=list)
     panel_size: int = Field(default=3, gt=0)  # members when only --model is given
+
+    def case_calls(self, case: CasePackage) -> CaseCalls:
+        """One direct call per member."""
+        members = self.models or [self.model or ""] * self.panel_size
+        one = direct_call(self, "", case)
+        return CaseCalls(tuple(Call(m, one.prompt_tokens, one.max_output_tokens)
+                               for m in members))
 
 
 @takes(MultiSettings, "multi")

@@ -19,6 +19,7 @@ from judge_runner.judges.digest import Selection
 from judge_runner.models import ModelClient, ModelError, ModelRequest, ModelResponse, system_blocks
 from judge_runner.templates import environment
 from judge_runner.untrusted import TRUST_RULE
+from judge_runner.validation import problems
 
 
 class OutputError(ValueError):
@@ -124,8 +125,7 @@ def call_tool[T: BaseModel](
             try:
                 parsed = parse.model_validate(call.get("input") if call else None)
             except ValidationError as exc:
-                problem = f"invalid {tool['name']} input: " + "; ".join(
-                    f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+                problem = f"invalid {tool['name']} input: {problems(exc, 'input')}"
             else:
                 return parsed, response.model_copy(update={"usage": usage})
         if first_problem is not None:

@@ -8,7 +8,8 @@ an unknown knob or a bad value is a `JudgeConfigError` before any case is judged
 `check_options` runs the same validation without building (no client, no sandbox), for
 commands that build their judges later.
 
-Adding a judge is one module with a decorated `make_judge` and one line in `JUDGES`. A name
+Adding a judge is one module with a decorated `make_judge` and one line in `JUDGES` (its options
+model may also size the judge's calls for cost estimates: `sizes.CallsSized`). A name
 containing a colon, ``package.module:factory``, is imported as given: judges that live outside
 the package (a user's own judge, a scripted judge in the tests) are used without registering
 them; an undecorated factory receives the `JudgeOptions` as they are.
@@ -27,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from judge_runner.judges.base import Judge
 from judge_runner.sandbox import SandboxKind
+from judge_runner.validation import message
 
 
 class NoSkill(StrEnum):
@@ -114,7 +116,7 @@ def _describe(exc: ValidationError) -> str:
     for error in exc.errors():
         where = ".".join([flag_of(error["loc"]), *(str(p) for p in error["loc"][1:])])
         if error["type"] == "value_error":  # a validator's own sentence, after the flag it is on
-            parts.append(f"{flag_of(error['loc'])}: {error['ctx']['error']}")
+            parts.append(f"{flag_of(error['loc'])}: {message(error)}")
         elif error["type"] in ("bool_type", "bool_parsing"):
             parts.append(f"{where} must be true or false, got {error['input']!r}")
         else:

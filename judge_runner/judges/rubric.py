@@ -34,6 +34,7 @@ from judge_runner.judges.digest import render_digest
 from judge_runner.judges.direct import OneCallJudge, OneCallSettings, one_call_arguments
 from judge_runner.judges.products import write_products
 from judge_runner.judges.registry import takes
+from judge_runner.judges.sizes import Call, CaseCalls, prompt_tokens
 from judge_runner.models import ModelClient
 
 _OUTCOMES = {"met": Outcome.SUPPORTS, "not_met": Outcome.REFUTES, "unclear": Outcome.INCONCLUSIVE}
@@ -52,6 +53,10 @@ class RubricInput(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     criteria: list[Criterion] = Field(min_length=1, max_length=30)
+
+
+def rubric_tool() -> dict[str, Any]:
+    return oneshot.tool_spec("submit_rubric", "Submit the rubric.", RubricInput)
 
 
 class Grade(BaseModel):
@@ -100,8 +105,7 @@ class RubricJudge(OneCallJudge):
         task = task_prompt(case)
         rubric, response = oneshot.call_tool(
             client, model=self.model, system=oneshot.render("rubric_system.md.j2"), user=task,
-            tool=oneshot.tool_spec("submit_rubric", "Submit the rubric.", RubricInput),
-            parse=RubricInput, max_tokens=self.max_output_tokens)
+            tool=rubric_tool(), parse=RubricInput, max_tokens=self.max_output_tokens)
         state.usage = state.usage + response.usage
         ids = [c.id for c in rubric.criteria]
         if len(set(ids)) != len(ids):
@@ -112,7 +116,7 @@ class RubricJudge(OneCallJudge):
         digest, selection = render_digest(case, self.max_prompt_tokens)
         state.details["selection"] = selection.model_dump()
         oneshot.check_fits(selection)
-        prompt = oneshot.render("rubric_grade.md.j2", criteria=rubric.criteria, digest=digest)
+        prompt = grade_prompt(case, rubric.criteria, digest)
         answers: list[GradesInput | str] = []  # grades, or why that annotator failed
         for index in range(self.annotators.k):
             user = prompt + self.annotators.section(index, case, "submit_grades")
@@ -143,13 +147,9 @@ class RubricJudge(OneCallJudge):
         """One grading call (its usage added to `state`); OutputError for an abstention not
         enabled or a criterion left ungraded."""
         grades, response = oneshot.call_tool(
-            client, model=self.model,
-            system=oneshot.render("rubric_grade_system.md.j2", allow_abstain=self.allow_abstain),
-            user=user,
-            tool=oneshot.tool_spec("submit_grades", "Submit the grade of every criterion and "
-                                   "the decision.", GradesInput,
-                                   oneshot.decisions(self.allow_abstain)),
-            parse=GradesInput, max_tokens=self.max_output_tokens)
+            client, model=self.model, system=grade_system(self.allow_abstain), user=user,
+            tool=grades_tool(self.allow_abstain), parse=GradesInput,
+            max_tokens=self.max_output_tokens)
         state.usage = state.usage + response.usage
         if grades.decision == "abstain" and not self.allow_abstain:
             raise oneshot.OutputError("abstain answered although it is not enabled")
@@ -206,6 +206,25 @@ def task_prompt(case: CasePackage) -> str:
                 for name, text in _skill_texts(case)])
 
 
+def grade_prompt(case: CasePackage, criteria: list[Criterion], digest: str) -> str:
+    """The second call's user message: the run's digest, then the rubric. The rubric is fenced
+    as the run's text is: a model wrote it from the task instruction, which the agent could
+    change, so a criterion may carry the agent's words."""
+    lines = "\n".join(f"- {c.id}{' (critical)' if c.critical else ''}: {c.criterion} "
+                      f"(check: {c.how_to_check})" for c in criteria)
+    rubric = case.fence.wrap(lines, "the rubric, written by a model from the task instruction")
+    return oneshot.render("rubric_grade.md.j2", digest=digest, rubric=rubric)
+
+
+def grade_system(allow_abstain: bool) -> str:
+    return oneshot.render("rubric_grade_system.md.j2", allow_abstain=allow_abstain)
+
+
+def grades_tool(allow_abstain: bool) -> dict[str, Any]:
+    return oneshot.tool_spec("submit_grades", "Submit the grade of every criterion and the "
+                             "decision.", GradesInput, oneshot.decisions(allow_abstain))
+
+
 def _skill_texts(case: CasePackage) -> list[tuple[str, str]]:
     texts = []
     for name in case.meta.skills:
@@ -217,6 +236,18 @@ def _skill_texts(case: CasePackage) -> list[tuple[str, str]]:
 
 class RubricSettings(OneCallSettings, AnnotatorSettings):
     """The rubric judge's options: the one-call ones and the annotators of its grading call."""
+
+    def case_calls(self, case: CasePackage) -> CaseCalls:
+        """The rubric call, then one grading call per annotator, whose prompt holds the digest
+        and the rubric the first call wrote (at most its answer budget; an annotator's examples
+        are not counted)."""
+        model, out = self.model or "", self.max_output_tokens
+        first = prompt_tokens(oneshot.render("rubric_system.md.j2"), task_prompt(case),
+                              rubric_tool())
+        digest, _ = render_digest(case, self.max_prompt_tokens)
+        second = prompt_tokens(grade_system(self.allow_abstain), grade_prompt(case, [], digest),
+                               grades_tool(self.allow_abstain)) + out
+        return CaseCalls((Call(model, first, out), *(Call(model, second, out),) * self.annotators))
 
 
 @takes(RubricSettings, "rubric")

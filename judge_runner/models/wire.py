@@ -17,6 +17,7 @@ from judge_runner.log import get_logger
 from judge_runner.models.base import ModelError, ModelRequest, ModelResponse
 from judge_runner.models.pricing import PriceTable, price_table
 from judge_runner.models.retry import Attempts, RetryPolicy
+from judge_runner.validation import problems
 
 # Sent to local servers when no key is set: they need some key header, not a real key.
 LOCAL_DUMMY_KEY = "local-server-no-key"
@@ -58,8 +59,8 @@ def call_failure(base_url: str, *, attempts: int, status: int | None, retryable:
 
 def malformed_answer(err: ValidationError, *, expected: str, attempts: int) -> ModelCallError:
     """A 200 answer that is not `expected` (the first five problems, by field)."""
-    problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in err.errors()[:5])
-    return ModelCallError(f"server answered 200 but not with {expected} ({problems})",
+    return ModelCallError(f"server answered 200 but not with {expected} "
+                          f"({problems(err, 'answer', most=5)})",
                           attempts=attempts, status=200)
 
 

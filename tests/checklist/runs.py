@@ -12,8 +12,11 @@ from typing import Any
 from typer.testing import CliRunner
 
 from judge_runner.checklist.metrics import case_scores
+from judge_runner.checklist.models import Checklist, read_checklist
 from judge_runner.cli import app
 from judge_runner.runs import load_records, load_summary
+from tests.checklist import scripted
+from tests.fakeapi import FakeMessagesServer
 
 GOLDEN = Path(__file__).parent / "golden"
 # The analysis figures both versions compute (the counts around them were renamed).
@@ -26,6 +29,19 @@ def invoke(*args: str, env: dict[str, str] | None = None) -> Any:
     result = runner.invoke(app, list(args), env=env)
     assert result.exit_code == 0, result.output + repr(result.exception)
     return result
+
+
+def task_dirs(tasks: Path) -> list[Path]:
+    """The tasks of a folder that have verifier tests (what a checklist is written from)."""
+    return sorted(p for p in tasks.iterdir() if (p / "tests").is_dir())
+
+
+def synthesize(server: FakeMessagesServer, tasks: Path, out: Path) -> dict[str, Checklist]:
+    """`checklist synth` of `tasks` into `out`, answered by the scripted synthesizer."""
+    server.responder = scripted.synth_responder
+    invoke("checklist", "synth", *map(str, task_dirs(tasks)), "--out", str(out),
+           "--model", "m-syn", "--base-url", server.base_url)
+    return {p.stem: read_checklist(p) for p in sorted(out.glob("*.json"))}
 
 
 def eval_checklist(dataset: Path, checklists: Path, run_dir: Path, *judge_args: str,

@@ -20,7 +20,6 @@ import pytest
 from judge_runner.cases import Dataset
 from judge_runner.checklist.evidence import load_log
 from judge_runner.checklist.metrics import read_details
-from judge_runner.checklist.models import Checklist, read_checklist
 from judge_runner.checklist.outcome import ENDPOINT_ID
 from judge_runner.checklist.score import render_log
 from judge_runner.checklist.tasks import load_task
@@ -29,7 +28,14 @@ from judge_runner.jsonl import read_dicts
 from judge_runner.runs import load_records
 from judge_runner.text import collapse_ws
 from tests.checklist import scripted
-from tests.checklist.runs import assert_reproduces, eval_checklist, invoke, scores_jsonl
+from tests.checklist.runs import (
+    assert_reproduces,
+    eval_checklist,
+    invoke,
+    scores_jsonl,
+    synthesize,
+    task_dirs,
+)
 from tests.conftest import EXAMPLES, require
 from tests.fakeapi.server import ALL_REQUESTS, FakeMessagesServer, ReceivedRequest
 
@@ -51,17 +57,6 @@ def bundled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     invoke("import", str(EXAMPLES / "trials"), "--tasks", str(EXAMPLES / "tasks"),
            "--out", str(root / "dataset"))
     return tasks, root / "dataset"
-
-
-def task_dirs(tasks: Path) -> list[Path]:
-    return sorted(p for p in tasks.iterdir() if (p / "tests").is_dir())
-
-
-def synthesize(server: FakeMessagesServer, tasks: Path, out: Path) -> dict[str, Checklist]:
-    server.responder = scripted.synth_responder
-    invoke("checklist", "synth", *map(str, task_dirs(tasks)), "--out", str(out),
-           "--model", "m-syn", "--base-url", server.base_url)
-    return {p.stem: read_checklist(p) for p in sorted(out.glob("*.json"))}
 
 
 def runs(dataset: Path) -> dict[tuple[str, str], str]:

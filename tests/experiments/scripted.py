@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from judge_runner.checklist.score import TOOL_NAME
 from judge_runner.runs.store import STORE_FILE
+from tests.checklist import scripted as checklist_scripted
 from tests.conftest import EXAMPLES, REPO
 from tests.fakeapi import ReceivedRequest, Reply, Slow, reply, tool_use
 from tests.fakeapi.server import Scripted
@@ -88,6 +90,19 @@ base_url = "${{FAKE_MESSAGES_URL}}"
 options = {{ max_output_tokens = 300, base_urls = {{ openai = "${{FAKE_CHAT_URL}}" }} }}
 """
 
+def checklist_row(checklists: Path) -> str:
+    """The checklist judge with the checklists of `checklists`, its item judge on Messages."""
+    return f"""
+[[rows]]
+name = "checklist"
+title = "Checklist (scripted item judge)"
+judge = "checklist"
+model = "{MESSAGES_MODEL}"
+base_url = "${{FAKE_MESSAGES_URL}}"
+options = {{ checklists = "{checklists}" }}
+"""
+
+
 TAIL = """
 [[comparisons]]
 a = "rules-v1"
@@ -123,6 +138,10 @@ def decision(case_id: str, model: str) -> str:
 
 
 def answer(request: ReceivedRequest, delay_s: float = 0.0) -> Scripted:
+    """The verdict `decision` gives, or the checklist's scripted item judgments (that judge's
+    request asks for `record_judgments`)."""
+    if [t.get("name") for t in request.body.get("tools", [])] == [TOOL_NAME]:
+        return checklist_scripted.judge_responder(request)
     found = _CASE.search(request.text)
     case_id = found.group(1) if found else "?"
     model = str(request.body.get("model"))
@@ -148,10 +167,15 @@ def env(tmp: Path, messages: str, chat: str) -> dict[str, str]:
             "JUDGE_RUNNER_PRICES": str(prices), "COLUMNS": "250"}
 
 
+def command(args: list[str]) -> list[str]:
+    """`judge-runner ARGS` as a process of this interpreter."""
+    return [sys.executable, "-m", "judge_runner.cli", *args]
+
+
 def cli(args: list[str], cwd: Path, environ: dict[str, str],
         timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "judge_runner.cli", *args], cwd=cwd,
-                          env=environ, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(command(args), cwd=cwd, env=environ, capture_output=True, text=True,
+                          timeout=timeout)
 
 
 def stored(output: Path) -> int:

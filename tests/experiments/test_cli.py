@@ -7,7 +7,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -15,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from judge_runner.runs import RunStore
-from tests.conftest import REPO
+from tests.checklist.runs import synthesize
+from tests.conftest import EXAMPLES, REPO
 from tests.experiments import scripted
 from tests.experiments.scripted import (
     EVAL_FLAGS,
@@ -25,7 +25,9 @@ from tests.experiments.scripted import (
     TAIL,
     answer,
     cases_asked,
+    checklist_row,
     cli,
+    command,
     env,
     header,
     run_json,
@@ -114,6 +116,36 @@ def test_rows_equal_eval_and_a_second_run_asks_no_model(
         assert e["cost_usd"]["high"] >= usage["cost_usd"]
 
 
+def test_a_checklist_row_is_estimated_from_the_prompt_its_judge_sends(
+    tmp_path: Path, fake_api: FakeMessagesServer, fake_chat_api: FakeChatServer
+) -> None:
+    synthesize(fake_api, EXAMPLES / "tasks", tmp_path / "checklists")
+    _serve(fake_api, fake_chat_api)
+    environ = env(tmp_path, fake_api.base_url, fake_chat_api.base_url)
+    plan = _plan(tmp_path, header() + checklist_row(tmp_path / "checklists"))
+    estimated = tmp_path / "estimate.json"
+    asked_before = len(fake_api.requests)
+    done = cli(["experiment", "estimate", str(plan), "--json", str(estimated)], tmp_path, environ)
+    assert done.returncode == 0, done.stderr
+    assert len(fake_api.requests) == asked_before  # estimating calls no model
+    est = json.loads(estimated.read_text())["rows"][0]
+    assert est["row"] == "checklist" and est["todo"] == 12
+    assert est["basis"] == "prompts" and "unknown" not in done.stdout, done.stdout
+    assert est["input_tokens"]["low"] > 0 and est["cost_usd"]["high"] > 0
+
+    done = cli(["experiment", "run", str(plan), "--no-progress"], tmp_path, environ)
+    assert done.returncode == 0, done.stderr
+    row = run_json(tmp_path / "runs")["rows"][0]
+    usage = row["usage"]
+    assert row["judged_now"] == 12 and usage["calls"] == 12  # one request a case, no repair
+    prompt = (usage["input_tokens"] + usage["cache_creation_input_tokens"]
+              + usage["cache_read_input_tokens"])
+    # the stated tolerance: what was sent is 0.8x..1.5x the rendered prompts' size
+    assert est["input_tokens"]["low"] <= prompt <= est["input_tokens"]["high"], (prompt, est)
+    assert est["output_tokens"]["low"] <= usage["output_tokens"] <= est["output_tokens"]["high"]
+    assert est["cost_usd"]["low"] <= usage["cost_usd"] <= est["cost_usd"]["high"]
+
+
 def test_kill_9_then_rerun_judges_each_case_once(
     tmp_path: Path, fake_api: FakeMessagesServer, fake_chat_api: FakeChatServer
 ) -> None:
@@ -123,9 +155,9 @@ def test_kill_9_then_rerun_judges_each_case_once(
     done = cli(["experiment", "estimate", str(plan)], tmp_path, environ)
     assert done.returncode == 0, done.stderr
     output = tmp_path / "runs"
-    proc = subprocess.Popen([sys.executable, "-m", "judge_runner.cli", "experiment", "run",
-                             str(plan), "--no-progress"], cwd=tmp_path, env=environ,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(command(["experiment", "run", str(plan), "--no-progress"]),
+                            cwd=tmp_path, env=environ, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while stored(output) < 8 and time.monotonic() < deadline:
         time.sleep(0.05)

@@ -5,6 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from pydantic import JsonValue
+
+from judge_runner.cases import Dataset, estimate_tokens
+from judge_runner.checklist.evidence import load_log
+from judge_runner.checklist.models import write_checklist
+from judge_runner.checklist.score import render_log
 from judge_runner.core import Decision, Usage, Verdict
 from judge_runner.experiments.estimate import (
     INPUT_HIGH,
@@ -19,6 +25,7 @@ from judge_runner.experiments.plan import AgentModel
 from judge_runner.judges import AgentShape, Call, CaseCalls, JudgeOptions, case_calls
 from judge_runner.models import ModelPrice, PriceTable
 from tests.casebuilder import summing_dataset
+from tests.checklist.helpers import good_items, make_checklist, write_runs
 from tests.conftest import REPO
 
 PRICES = PriceTable(models={"m": ModelPrice(input=2.0, cache_write=0.0, cache_read=0.0,
@@ -94,3 +101,28 @@ def test_case_calls_of_each_judge(tmp_path: Path) -> None:
     assert voted is not None and voted.agent is not None and voted.agent.sessions == 2
     assert bare.agent.sessions == 1
     assert case_calls("tests.runs.scripted_judge:make_judge", JudgeOptions(), case) is None
+
+
+def test_case_calls_of_the_checklist_judge(tmp_path: Path) -> None:
+    case = Dataset(write_runs(tmp_path / "ds")).case("c-without")
+    folder = tmp_path / "checklists"
+    write_checklist(folder, make_checklist(good_items()))
+
+    def calls(model: str | None = "m", checklists: Path | None = folder) -> CaseCalls | None:
+        extra: dict[str, JsonValue] = {"checklists": str(checklists)} if checklists else {}
+        return case_calls("checklist", JudgeOptions(model=model, extra=extra), case)
+
+    sized = calls()
+    assert sized is not None and sized.agent is None and len(sized.calls) == 1
+    call = sized.calls[0]
+    assert (call.model, call.max_output_tokens) == ("m", 8192)
+    # the two items without a mechanical check, and the whole rendered log
+    assert call.prompt_tokens > estimate_tokens(render_log(load_log(case)))
+    assert calls(model="offline") == CaseCalls()  # mechanical items only: no model call
+    empty = tmp_path / "none"
+    empty.mkdir()
+    assert calls(checklists=empty) == CaseCalls()  # no checklist for the task: an error verdict
+    mechanical = tmp_path / "mechanical"
+    write_checklist(mechanical, make_checklist([i for i in good_items() if i.check]))
+    assert calls(checklists=mechanical) == CaseCalls()
+    assert calls(checklists=None) is None and calls(model=None) is None  # cannot be built

@@ -6,7 +6,7 @@ six cases of the two other tasks).
 The in-context examples come from the dev half only, so no label of the applied half reaches a
 prompt. Each direct call carries a small digest (1,200 tokens) and one short condensed example
 after it (the three calls of a case share the digest as a cached prefix), with the answer
-capped at 80 tokens: 18 calls for the dev half (36 with repair turns) and as many again for the
+capped at 64 tokens: 18 calls for the dev half (36 with repair turns) and as many again for the
 applied half when the model stage is asked, a few seconds each on an idle machine.
 Six dev cases are far too few for a guarantee at 80 % agreement (that needs at least 11
 decided cases with no error), so both stages calibrate at agreement 0.5, δ = 0.5 (at least 1
@@ -64,7 +64,7 @@ def test_rules_then_three_annotators_calibrated_on_dev_applied_to_new_cases(
     # the in-context examples come from the dev half only (a case never sees its own task's)
     pool = _split(tmp_path / "pool.txt", dev_ids)
     knobs = ["annotators=3", f"examples={root}", f"example_split={pool}", "per_set=1",
-             "example_chars=100", "max_prompt_tokens=1200", "max_output_tokens=80",
+             "example_chars=100", "max_prompt_tokens=1200", "max_output_tokens=64",
              "timeout_s=400"]
     options = [x for knob in knobs for x in ("-o", knob)]
     loose = ["--agreement", "0.5", "--delta", "0.5"]
@@ -101,10 +101,13 @@ def test_rules_then_three_annotators_calibrated_on_dev_applied_to_new_cases(
             assert r["verdict"]["confidence"] >= thresholds[stage]
     asked = {p.parents[2].name for p in run.rglob(TRANSCRIPT)
              if p.parent.name.startswith("direct") and read_transcript(p)[0]}
+    # the model stage took exactly the cases the rules stage left ...
+    assert {r["case_id"] for r in rows
+            if len(r["verdict"]["details"]["stages"]) > 1} == left_by_rules
     if thresholds[STAGE] is None:
-        assert asked == set()  # a stage that decides nothing is not paid for
-    else:
-        assert asked == left_by_rules  # the model saw exactly what the rules stage left
+        assert asked == set()  # ... and, deciding nothing, was not paid for
+    else:  # ... and the model saw no other (a digest over the budget is refused unasked)
+        assert asked <= left_by_rules
     summary = json.loads((run / "metrics.json").read_text())
     assert summary["guarantee"]["stages"][1]["calibrated"] is True
     seconds = time.monotonic() - started

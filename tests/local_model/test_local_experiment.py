@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ import pytest
 from judge_runner.experiments.estimate import INPUT_LOW
 from judge_runner.models.recording import TRANSCRIPT, read_transcript
 from tests.conftest import REPO
+from tests.experiments.scripted import cli
 from tests.local_model.conftest import LocalModel
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
@@ -25,8 +25,7 @@ CLI_TIMEOUT_S = 900  # a hang guard only: each local call is bounded by the row'
 
 
 def _cli(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    done = subprocess.run([sys.executable, "-m", "judge_runner.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=CLI_TIMEOUT_S)
+    done = cli(args, cwd, env, timeout=CLI_TIMEOUT_S)
     assert done.returncode == 0, done.stderr[-4000:]
     return done
 

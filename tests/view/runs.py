@@ -6,6 +6,8 @@
   instruction, a skill, a step that does not exist) and recording one quote as unverified.
 - `agent_run`: the agent judge on the bundled examples against the scripted Messages server,
   one quote per case deliberately not in the output it cites (so it is stored unverified).
+- `checklist_run`: checklists for the bundled tasks from the scripted synthesizer, then the
+  checklist judge over the examples with the scripted item judge (both through the CLI).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from judge_runner.core import Decision, EvidenceRef, Inspection, Outcome, Plan, 
 from judge_runner.judges.products import write_products
 from judge_runner.runs.runner import RunResult, run_eval
 from tests.casebuilder import bash, build_case, msg, skill, write
+from tests.checklist import scripted
+from tests.checklist.runs import eval_checklist, synthesize
 from tests.fakeapi import FakeMessagesServer, Reply, reply, tool_use
 from tests.judges import sessions
 
@@ -138,3 +142,17 @@ def agent_run(dataset: Dataset, run_dir: Path, server: FakeMessagesServer,
     judge = make_judge(JudgeOptions(skill=REPO / "judgeskills" / "v1", model="claude-view",
                                     base_url=server.base_url, sandbox=sandbox))
     return run_eval(judge, dataset, ids, run_dir, concurrency=1, progress=False)
+
+
+def checklist_run(dataset: Path, checklists: Path, run_dir: Path) -> Path:
+    """`checklist synth` of the bundled tasks into `checklists`, then `eval --judge checklist`
+    of `dataset` into `run_dir`, each answered by its scripted model; returns `run_dir`."""
+    server = FakeMessagesServer().start()
+    try:
+        synthesize(server, REPO / "bench" / "examples" / "tasks", checklists)
+        server.responder = scripted.judge_responder
+        eval_checklist(dataset, checklists, run_dir, "--model", "m-judge", "--base-url",
+                       server.base_url)
+    finally:
+        server.stop()
+    return run_dir

@@ -4,7 +4,6 @@ landing on an element, items in checklist order, and the gated reading's stop ma
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,30 +14,15 @@ from judge_runner.runs import CaseRecord, load_records
 from judge_runner.view.case import build_case_view
 from judge_runner.view.checklist import checklist_view
 from judge_runner.view.pages import RunPages, write_run_pages
-from tests.checklist import scripted
-from tests.checklist.runs import eval_checklist, invoke
-from tests.checklist.test_examples import runs
-from tests.conftest import EXAMPLES
-from tests.fakeapi import FakeMessagesServer
+from tests.checklist.test_examples import runs as example_runs
+from tests.view import runs
 from tests.view.browser import Browser
 
 
 @pytest.fixture(scope="module")
-def checklist_run(examples_dataset: Dataset, tmp_path_factory: pytest.TempPathFactory
-                  ) -> Iterator[Path]:
+def checklist_run(examples_dataset: Dataset, tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("checklist")
-    server = FakeMessagesServer().start()
-    try:
-        server.responder = scripted.synth_responder
-        tasks = sorted(p for p in (EXAMPLES / "tasks").iterdir() if (p / "tests").is_dir())
-        invoke("checklist", "synth", *map(str, tasks), "--out", str(root / "checklists"),
-               "--model", "m-syn", "--base-url", server.base_url)
-        server.responder = scripted.judge_responder
-        eval_checklist(examples_dataset.root, root / "checklists", root / "run", "--model",
-                       "m-judge", "--base-url", server.base_url)
-    finally:
-        server.stop()
-    yield root / "run"
+    return runs.checklist_run(examples_dataset.root, root / "checklists", root / "run")
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +58,7 @@ def test_every_checklist_page_renders_and_every_citation_lands(
 
 def test_the_gated_stop_and_the_report_citation_are_linked(
         pages: RunPages, chromium: Browser, examples_dataset: Dataset) -> None:
-    run = runs(examples_dataset.root)
+    run = example_runs(examples_dataset.root)
     # interval opus: C06 refuted by a quote of the final report ("All tests pass"); the gated
     # reading stops there
     with chromium.page(pages.case_pages[run[("interval-merge-bugfix", "opus")]]) as page:

@@ -15,7 +15,10 @@ from pathlib import Path
 
 from pydantic import Field, ValidationInfo, field_validator
 
+from judge_runner.cases import CasePackage
+from judge_runner.judges.agent import prompt
 from judge_runner.judges.agent.judge import AgentJudge, Budgets
+from judge_runner.judges.agent.tools import DEFAULT_PAGE_CHARS, tool_definitions
 from judge_runner.judges.annotators import ExampleSettings
 from judge_runner.judges.llm import (
     JudgeConfigError,
@@ -25,6 +28,7 @@ from judge_runner.judges.llm import (
     sandbox_factory,
 )
 from judge_runner.judges.registry import NoSkill, takes
+from judge_runner.judges.sizes import AgentShape, CaseCalls, prompt_tokens
 from judge_runner.sandbox import SandboxKind
 from judge_runner.skills import SkillError, load_skill
 
@@ -59,6 +63,18 @@ class AgentSettings(ModelJudgeSettings, Budgets, ExampleSettings):
 
     def budgets(self) -> Budgets:
         return Budgets.model_validate(self.model_dump(include=set(Budgets.model_fields)))
+
+    def case_calls(self, case: CasePackage) -> CaseCalls:
+        """The sessions (`sessions`, each one the same shape): the first request (system
+        prompt with the skill, tools, the case message) and the turn, answer and context
+        budgets."""
+        skill = None if self.skill in (None, NoSkill.NONE) else load_skill(self.skill)
+        first = prompt_tokens(prompt.render_system(skill, self.allow_abstain),
+                              tool_definitions(self.allow_abstain),
+                              prompt.render_case(case, DEFAULT_PAGE_CHARS))
+        return CaseCalls(agent=AgentShape(self.model or "", first, self.max_turns,
+                                          self.max_output_tokens, self.max_context_tokens,
+                                          self.sessions))
 
 
 @takes(AgentSettings, "agent")

@@ -36,6 +36,7 @@ from judge_runner.judges.agent.evidence import quote_in_output
 from judge_runner.sandbox import ExecResult, Sandbox
 from judge_runner.text import cut
 from judge_runner.untrusted import Fence
+from judge_runner.validation import problems
 
 MAX_TOOL_OUTPUT_CHARS = 30_000
 WHOLE_READ_BYTES = 4 << 20  # files up to this size are read whole, so pages know the length
@@ -114,10 +115,8 @@ class Session:
             args = schema.model_validate(block.get("input"))
         except ValidationError as exc:
             self.violations["invalid_tool_input"] += 1
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in e['loc']) or 'input'}: {e['msg']}" for e in exc.errors()
-            )
-            return ToolResult(call_id, f"error: invalid input for {name}: {problems}", True)
+            return ToolResult(call_id, f"error: invalid input for {name}: "
+                                       f"{problems(exc, 'input')}", True)
         return handler(call_id, args)
 
     # --- inspection tools ------------------------------------------------------------------

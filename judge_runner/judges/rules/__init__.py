@@ -10,10 +10,12 @@ from pathlib import Path
 
 from pydantic import field_validator
 
+from judge_runner.cases import CasePackage
 from judge_runner.judges.llm import JudgeConfigError
 from judge_runner.judges.registry import JudgeSettings, NoSkill, takes
 from judge_runner.judges.rules.judge import NAME, RulesJudge, default_skill_dir
 from judge_runner.judges.rules.spec import RulesError, RuleSet, dump_rules, load_rules
+from judge_runner.judges.sizes import CaseCalls
 from judge_runner.sandbox import SandboxKind
 
 __all__ = ["RuleSet", "RulesError", "RulesJudge", "RulesSettings", "dump_rules", "load_rules",
@@ -42,6 +44,10 @@ class RulesSettings(JudgeSettings):
             raise ValueError(f"the rules judge runs without a sandbox; got sandbox="
                              f"{kind.value!r} (use --sandbox none)")
         return kind
+
+    def case_calls(self, case: CasePackage) -> CaseCalls:
+        """No call: the rules judge asks no model."""
+        return CaseCalls()
 
 
 @takes(RulesSettings, NAME)
