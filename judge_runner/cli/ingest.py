@@ -33,7 +33,8 @@ def import_command(
                                                       "--format inspect eval log files.")],
     out: Annotated[Path, typer.Option("--out", help="Dataset folder to write.")],
     tasks: Annotated[list[Path] | None, typer.Option(
-        "--tasks", help="Folder of task folders (<dir>/<task>/instruction.md); repeatable.",
+        "--tasks", metavar="DIR",
+        help="Folder of task folders (DIR/<task>/instruction.md); repeatable.",
     )] = None,
     domains: Annotated[Path | None, typer.Option(
         help="Category → domain mapping (TOML); default: the map bundled with judge-runner.",
