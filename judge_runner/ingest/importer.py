@@ -320,6 +320,9 @@ def _text_lines(handle: BinaryIO, rel: str, size: int) -> Iterator[str]:
             raise _TrialFailure(f"{rel} is not UTF-8 text (invalid byte at offset "
                                 f"{offset + exc.start})") from exc
         offset += len(raw)
+        # Held as text only while it is parsed: with its bytes as well, one huge line (a tool
+        # result of hundreds of megabytes) was in memory three times (docs/benchmarks.md).
+        del raw
         yield line
 
 
