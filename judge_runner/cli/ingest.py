@@ -33,7 +33,8 @@ def import_command(
                                                       "--format inspect eval log files.")],
     out: Annotated[Path, typer.Option("--out", help="Dataset folder to write.")],
     tasks: Annotated[list[Path] | None, typer.Option(
-        "--tasks", help="Folder of task folders (<dir>/<task>/instruction.md); repeatable.",
+        "--tasks", metavar="DIR",
+        help="Folder of task folders (DIR/<task>/instruction.md); repeatable.",
     )] = None,
     domains: Annotated[Path | None, typer.Option(
         help="Category → domain mapping (TOML); default: the map bundled with judge-runner.",
@@ -54,7 +55,10 @@ def import_command(
              "with/without-skills name, else the skills used), task (the task's skills) or "
              "none.")] = "auto",
 ) -> None:
-    """Import Harbor trials as case packages; write import_report.json. Exit 1 if any failed."""
+    """Import agent runs as case packages; write import_report.json. Exit 1 if any failed.
+
+    The runs are Harbor trials (--format harbor, with --tasks), plain run folders (--format
+    plain) or inspect_ai eval logs (--format inspect)."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -65,7 +69,7 @@ def import_command(
     )
 
     from judge_runner.ingest.importer import ImportOptions, OutputDirError, import_trials
-    from judge_runner.ingest.inputs import InputError, check_inputs
+    from judge_runner.ingest.inputs import InputError, check_format_inputs
     from judge_runner.ingest.report import REPORT_FILE, TrialStatus
     from judge_runner.ingest.skills_rule import AgentSkills
 
@@ -81,11 +85,10 @@ def import_command(
     except ValueError:
         raise fail(f"--agent-skills must be one of {', '.join(a.value for a in AgentSkills)}, "
                    f"not {agent_skills!r}") from None
-    if source_format == "harbor":
-        try:  # a mistyped path is one line before anything is written
-            check_inputs(trials, list(tasks or []))
-        except InputError as exc:
-            raise fail(str(exc)) from None
+    try:  # a mistyped path is one line before anything is written
+        check_format_inputs(source_format, trials, list(tasks or []))
+    except InputError as exc:
+        raise fail(str(exc)) from None
     options = ImportOptions(task_dirs=list(tasks or []), domains_file=domains,
                             pass_threshold=pass_threshold, require_label=not unlabeled,
                             agent_skills=skills_option)

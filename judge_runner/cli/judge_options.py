@@ -91,14 +91,16 @@ AbstainOpt = Annotated[
 CalibrationOpt = Annotated[
     list[Path] | None,
     typer.Option(
-        "--calibration",
+        "--calibration", metavar="FILE",
         help="Calibration file from `calibrate`: decide only at or above its threshold, abstain "
              "below. A cascade takes one per stage, in stage order (one fewer: last stage forced).",
     ),
 ]
 KnobsOpt = Annotated[
     list[str] | None,
-    typer.Option("--option", "-o", help="Judge knob KEY=VALUE (JSON value), e.g. -o max_turns=30."),
+    typer.Option("--option", "-o", metavar="KEY=VALUE",
+                 help="Judge knob (the value is JSON, else a string), e.g. -o max_turns=30; "
+                      "repeatable."),
 ]
 
 

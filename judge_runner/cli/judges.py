@@ -17,16 +17,18 @@ from judge_runner.judges.products import PLAN_FILE, read_log
 
 @with_judge_options
 def judge_command(
-    case: Annotated[Path, typer.Argument(help="Case package directory (…/cases/<id>).")],
+    case: Annotated[Path, typer.Argument(help="Case package directory (DATASET/cases/<id>).")],
     judge: JudgeName = "agent",
     *,
     options: JudgeOptions,
     out: Annotated[Path | None, typer.Option(
         "--out", help="Output folder (default runs/single/<judge>/<case id>).")] = None,
 ) -> None:
-    """Judge one case; writes plan.md, inspection_log.jsonl, verdict.json (and transcript.jsonl
-    for model judges) into --out, prints them, and exits 1 when the verdict is an error (a
-    package holding label or verifier files, or an artifact outside artifacts/, is not judged)."""
+    """Judge one case and print its plan, inspections and verdict.
+
+    Writes plan.md, inspection_log.jsonl, verdict.json (and transcript.jsonl for model judges)
+    into --out, and exits 1 when the verdict is an error (a package holding label or verifier
+    files, or an artifact outside artifacts/, is not judged)."""
     package = CasePackage(case)
     if not (case / CASE_FILE).is_file():
         raise typer.BadParameter(f"{case}: no case.json; give a case package directory",

@@ -27,8 +27,10 @@ def _root(
 
 @app.command()
 def schema() -> None:
-    """Print the JSON Schema of the case package files (case.json, trajectory.json, labels)
-    and of the plain run format's files (plain/run.json, plain/steps.jsonl, plain/label.json)."""
+    """Print the JSON Schemas of the case package files and of the plain run format.
+
+    The case package: case.json, trajectory.json, labels; the plain run format: plain/run.json,
+    plain/steps.jsonl, plain/label.json."""
     from judge_runner.cases import CaseMeta, LabelRecord, Trajectory
     from judge_runner.core import CASE_FILE, LABELS_FILE, TRAJECTORY_FILE, Inspection, Verdict
     from judge_runner.ingest.plain import schemas as plain_schemas
@@ -60,21 +62,12 @@ def _register_stages() -> None:
         splits,
         view,
     )
+    from judge_runner.cli.help import readable_help
 
     for stage in (ingest, sandbox, skills, judges, splits, runs, experiment, view, evolve,
                   harbor, checklist):
         stage.register(app)
-    _plain_help(app)
-
-
-def _plain_help(group: typer.Typer) -> None:
-    """Help and usage errors as plain text (click's own layout) for every command: it wraps
-    option help instead of cutting it to "…" at 80 columns, and shows a flag as a flag, not
-    with a `<bool>` value it would refuse."""
-    group.rich_markup_mode = None
-    for info in group.registered_groups:
-        if info.typer_instance is not None:
-            _plain_help(info.typer_instance)
+    readable_help(app)
 
 
 _register_stages()

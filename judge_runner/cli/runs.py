@@ -207,7 +207,8 @@ def verdicts_command(
     judge: JudgeName,
     out: Annotated[Path, typer.Option("--out", help="Output dir: dataset/ and the run.")],
     tasks: Annotated[list[Path] | None, typer.Option(
-        "--tasks", help="Folder of task folders (<dir>/<task>/instruction.md); repeatable.")]
+        "--tasks", metavar="DIR",
+        help="Folder of task folders (DIR/<task>/instruction.md); repeatable.")]
     = None,
     *,
     options: JudgeOptions,
@@ -273,10 +274,11 @@ def calibrate_command(
     seed: Annotated[int, typer.Option("--seed", help="Rules runs: seed of the task split.")]
     = 0,
 ) -> None:
-    """Choose the confidence threshold at which a judge agrees with the verifier, with a
-    guarantee (fixed-sequence exact binomial tests); for the rules judge, also fit its
-    combination (check weights, scale, offset) on half of the dev tasks and choose the
-    threshold on the other half."""
+    """Choose the confidence at which a judge agrees with the verifier, with a guarantee.
+
+    The threshold comes from fixed-sequence exact binomial tests; for the rules judge,
+    calibrate also fits its combination (check weights, scale, offset) on half of the dev tasks
+    and chooses the threshold on the other half."""
     from judge_runner.calibration import describe, save
     from judge_runner.judges import RulesError, default_skill_dir, known_checks, load_rules
     from judge_runner.runs.calibrate import CalibrateError, calibrate_run

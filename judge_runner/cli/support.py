@@ -60,9 +60,13 @@ def require_complete(dataset: Dataset) -> None:
 
 
 def not_a_dataset(path: Path, dataset: Dataset) -> str:
-    """Why `path` is no dataset, with the fix: a folder of Harbor trials is imported first."""
+    """Why `path` is no dataset, with the fix: a folder of Harbor trials is imported first, an
+    import that stopped before its first case is run again."""
     if not path.exists():
         return f"{path}: no such dataset folder (a dataset is what `judge-runner import` writes)"
+    partial = dataset.incomplete()
+    if partial is not None:
+        return partial
     if next(path.rglob("result.json"), None) is not None:
         return (f"{path} holds Harbor trials, not a dataset: import them first with "
                 f"`judge-runner import {path} --tasks DIR --out DATASET` (or judge them with "

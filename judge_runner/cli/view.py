@@ -25,8 +25,10 @@ def view_command(
     port: Annotated[int, typer.Option("--port", min=0, max=65535,
                                       help="Port for --serve (0: any free port).")] = 8765,
 ) -> None:
-    """Write static audit pages into the run directory (they open from disk), and optionally
-    serve them: every verdict's plan, inspections and citations linked to what they cite."""
+    """Write static audit pages into the run directory, and optionally serve them.
+
+    The pages open from disk: every verdict's plan, inspections and citations linked to what
+    they cite."""
     from judge_runner.view.compare import write_compare_page
     from judge_runner.view.lineage import is_evolution_dir, write_lineage_page
     from judge_runner.view.pages import ViewError, write_run_pages

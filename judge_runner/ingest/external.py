@@ -3,8 +3,9 @@
 A source module turns each of its runs into a `RunInput` — the instruction, the raw run, the
 label, and where its final files and skills are, if anywhere — and `import_runs` writes them as
 the Harbor importer does: same normalizer, same artifact rebuilding, same staging and
-report, same label file. A run that cannot be read is reported as failed with its reason and the
-batch goes on.
+report, same label file, and the same `IMPORT_INCOMPLETE` marker from the first write to the last
+(`importer.start_dataset` / `finish_dataset`; a full disk stops the import and leaves it). A run
+that cannot be read is reported as failed with its reason and the batch goes on.
 """
 
 from __future__ import annotations
@@ -23,25 +24,26 @@ from judge_runner.cases import (
     Source,
     artifact_record,
     case_stats,
-    label_line,
     package_texts,
     trajectory_json,
 )
-from judge_runner.core import CASES_DIR, LABELS_FILE, Label
+from judge_runner.core import CASES_DIR, Label
 from judge_runner.ingest.artifacts import reconstruct
 from judge_runner.ingest.importer import (
     STAGING_DIR,
     ImportOptions,
     _commit,
     _copy_tree,
-    _prepare_out,
     _store_reconstructed,
     case_id_for,
+    finish_dataset,
+    io_failure_reason,
+    start_dataset,
 )
 from judge_runner.ingest.normalize import normalize
 from judge_runner.ingest.paths import SafeTree, UnsafePathError, describe, plain_name
 from judge_runner.ingest.raw import RawKind, RawRun, TranscriptError
-from judge_runner.ingest.report import REPORT_FILE, ImportReport, TrialReport, TrialStatus
+from judge_runner.ingest.report import ImportReport, TrialReport, TrialStatus
 from judge_runner.ingest.skill_use import mark_skill_reads
 from judge_runner.ingest.tasks import DomainMap
 
@@ -75,8 +77,7 @@ class PendingRun:
 
 def import_runs(runs: Iterable[PendingRun], out: Path, options: ImportOptions) -> ImportReport:
     """Write every run as a case of dataset `out`, with labels.jsonl and import_report.json."""
-    _prepare_out(out)
-    tree = SafeTree(out)
+    tree = start_dataset(out)
     domains = DomainMap.load(options.domains_file)
     entries: list[TrialReport] = []
     labels: dict[str, LabelRecord] = {}
@@ -85,12 +86,8 @@ def import_runs(runs: Iterable[PendingRun], out: Path, options: ImportOptions) -
             entries.append(_one(pending, tree, options, domains, labels))
     finally:
         shutil.rmtree(tree.root / STAGING_DIR, ignore_errors=True)
-    lines = "".join(label_line(labels[k]) for k in sorted(labels))
-    if lines or options.require_label:
-        tree.write_text(LABELS_FILE, lines)
-    report = ImportReport(trials=entries, unmapped_categories=[])
-    tree.write_text(REPORT_FILE, report.model_dump_json(indent=2) + "\n")
-    return report
+    return finish_dataset(tree, ImportReport(trials=entries, unmapped_categories=[]), labels,
+                          options.require_label)
 
 
 def _one(pending: PendingRun, tree: SafeTree, options: ImportOptions, domains: DomainMap,
@@ -118,7 +115,7 @@ def _one(pending: PendingRun, tree: SafeTree, options: ImportOptions, domains: D
     except (RunError, TranscriptError, UnsafePathError, ValueError) as exc:
         entry.reason = str(exc)
     except OSError as exc:
-        entry.reason = f"I/O error: {exc}"
+        entry.reason = io_failure_reason(exc)
     finally:
         shutil.rmtree(tree.root / STAGING_DIR, ignore_errors=True)
     return entry

@@ -138,11 +138,7 @@ def import_trials(roots: list[Path], out: Path, options: ImportOptions,
     Raises OutputDirError when `out` holds something other than an earlier import, ValueError or
     OSError when the domains file is bad. Per-trial problems never raise: they are reported.
     """
-    _prepare_out(out)
-    tree = SafeTree(out)
-    # Written first, removed last: a dataset whose import stopped (a full disk, a kill) stays
-    # visibly partial, and validate/eval/bench refuse it.
-    tree.write_text(INCOMPLETE_FILE, "an import into this folder has not finished\n")
+    tree = start_dataset(out)
     domains = DomainMap.load(options.domains_file)
     trials = discover(roots)
     entries: list[TrialReport] = []
@@ -158,13 +154,39 @@ def import_trials(roots: list[Path], out: Path, options: ImportOptions,
                 progress(done, len(trials))
     finally:
         shutil.rmtree(tree.root / STAGING_DIR, ignore_errors=True)
+    return finish_dataset(tree, ImportReport(trials=entries, unmapped_categories=sorted(unmapped)),
+                          labels, options.require_label)
+
+
+def start_dataset(out: Path) -> SafeTree:
+    """Clear an earlier import's outputs from `out` (OutputDirError for any other non-empty
+    folder) and mark it incomplete. Every importer starts here and ends with `finish_dataset`:
+    the marker is written first and removed last, so a dataset whose import stopped (a full
+    disk, a kill) stays visibly partial, and validate/eval/bench refuse it."""
+    _prepare_out(out)
+    tree = SafeTree(out)
+    tree.write_text(INCOMPLETE_FILE, "an import into this folder has not finished\n")
+    return tree
+
+
+def finish_dataset(tree: SafeTree, report: ImportReport, labels: dict[str, LabelRecord],
+                   require_label: bool) -> ImportReport:
+    """Write labels.jsonl (when any run is labeled, or labels are required) and
+    import_report.json, each whole, then remove the incomplete marker."""
     lines = "".join(label_line(labels[k]) for k in sorted(labels))
-    if lines or options.require_label:
+    if lines or require_label:
         _write_whole(tree, LABELS_FILE, lines)
-    report = ImportReport(trials=entries, unmapped_categories=sorted(unmapped))
     _write_whole(tree, REPORT_FILE, report.model_dump_json(indent=2) + "\n")
     tree.path(INCOMPLETE_FILE).unlink()
     return report
+
+
+def io_failure_reason(exc: OSError) -> str:
+    """The report's reason for an I/O error while importing one run. A full disk is raised
+    again instead: every later run would fail too, so the import stops, marked incomplete."""
+    if exc.errno in _DISK_FULL:
+        raise exc
+    return f"I/O error: {exc}"
 
 
 def _write_whole(tree: SafeTree, rel: str, text: str) -> None:
@@ -231,9 +253,7 @@ def _import_one(trial: FoundTrial, tree: SafeTree, options: ImportOptions, domai
     except (TrialError, TranscriptError, TaskError, UnsafePathError, _TrialFailure) as exc:
         entry.reason = str(exc)
     except OSError as exc:
-        if exc.errno in _DISK_FULL:
-            raise  # every later trial would fail too: the import stops, marked incomplete
-        entry.reason = f"I/O error: {exc}"
+        entry.reason = io_failure_reason(exc)
     finally:
         shutil.rmtree(tree.root / STAGING_DIR, ignore_errors=True)
     return entry
@@ -300,6 +320,9 @@ def _text_lines(handle: BinaryIO, rel: str, size: int) -> Iterator[str]:
             raise _TrialFailure(f"{rel} is not UTF-8 text (invalid byte at offset "
                                 f"{offset + exc.start})") from exc
         offset += len(raw)
+        # Held as text only while it is parsed: with its bytes as well, one huge line (a tool
+        # result of hundreds of megabytes) was in memory three times (docs/benchmarks.md).
+        del raw
         yield line
 
 

@@ -25,7 +25,7 @@ from judge_runner.ingest.external import PendingRun, RunError, RunInput
 from judge_runner.ingest.raw import RawKind, RawRun, RawStep
 
 FORMAT = "inspect"
-_SUFFIXES = (".eval", ".json")
+SUFFIXES = (".eval", ".json")
 
 
 def _inspect() -> Any:
@@ -42,11 +42,7 @@ def find_samples(paths: list[Path], scorer: str | None,
     """Every sample of every log under `paths`, streamed; a log that cannot be read at all is
     one failed entry naming it."""
     log = _inspect()
-    files: list[Path] = []
-    for path in paths:
-        files += sorted(p for p in path.rglob("*") if p.suffix in _SUFFIXES and p.is_file()) \
-            if path.is_dir() else [path]
-    for file in files:
+    for file in log_files(paths):
         try:
             header = log.read_eval_log(str(file), header_only=True)
             samples = log.read_eval_log_samples(str(file), all_samples_required=False)
@@ -56,6 +52,21 @@ def find_samples(paths: list[Path], scorer: str | None,
                                                 f"({type(exc).__name__}: {exc})"))
             continue
         yield from _pending(file, header, samples, chosen, pass_threshold)
+
+
+def log_files(paths: list[Path]) -> list[Path]:
+    """The files to read as logs: each path that is not a folder, and the .eval and .json files
+    under each folder (sorted)."""
+    files: list[Path] = []
+    for path in paths:
+        files += sorted(p for p in path.rglob("*") if p.suffix in SUFFIXES and p.is_file()) \
+            if path.is_dir() else [path]
+    return files
+
+
+def require_inspect() -> None:
+    """ValueError naming the extra to install when inspect_ai is missing."""
+    _inspect()
 
 
 def _pending(file: Path, header: Any, samples: Iterator[Any], scorer: str | None,

@@ -92,6 +92,13 @@ def schemas() -> dict[str, Any]:
 
 def find_runs(roots: list[Path], pass_threshold: float) -> list[PendingRun]:
     """Every run folder under `roots` (sorted), each read when its turn comes."""
+    return [PendingRun(display, _loader(path, pass_threshold))
+            for path, display in sorted(run_folders(roots).items(), key=lambda item: item[1])]
+
+
+def run_folders(roots: list[Path]) -> dict[Path, str]:
+    """The run folders under `roots` (folders holding run.json; a root that is not a folder is
+    taken as one, and fails when read), each with the name it is reported under."""
     found: dict[Path, str] = {}
     for root in roots:
         if (root / RUN_FILE).is_file() or not root.is_dir():
@@ -104,8 +111,7 @@ def find_runs(roots: list[Path], pass_threshold: float) -> list[PendingRun]:
                 found.setdefault(current.absolute(),
                                  f"{root.name}/{current.relative_to(root).as_posix()}")
                 dirnames.clear()
-    return [PendingRun(display, _loader(path, pass_threshold))
-            for path, display in sorted(found.items(), key=lambda item: item[1])]
+    return found
 
 
 def _loader(path: Path, pass_threshold: float) -> Any:

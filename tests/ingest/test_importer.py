@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -140,6 +141,27 @@ def test_fifty_megabyte_output_is_cut_with_a_marker(tmp_path: Path,
     assert f"[... {50 * 1024 * 1024 - 2000} characters omitted ...]" in step.output
     assert (case.root / "trajectory.json").stat().st_size < 10_000
     assert case.meta.stats.raw_chars > 50 * 1024 * 1024
+
+
+def test_one_huge_line_is_held_twice_not_three_times(tmp_path: Path) -> None:
+    """A transcript that is one 32 MiB tool result on one line: while the line is parsed, the
+    importer holds it as text and as parsed JSON, never as its bytes too (Python's own
+    allocations, traced; docs/benchmarks.md has the process's peak RSS at 300 MiB)."""
+    size = 32 * 1024 * 1024
+    make_task(tmp_path / "tasks")
+    line = stream(init_event([]), tool_use("h", "Bash", {"command": "python3 dump.py"}),
+                  tool_result("h", "z" * size, structured={"stdout": ""}), result("ok"))
+    make_trial(tmp_path / "trials", "one-line", line)
+    del line
+    tracemalloc.start()
+    try:
+        report = import_trials([tmp_path / "trials"], tmp_path / "out",
+                               ImportOptions(task_dirs=[tmp_path / "tasks"]))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert report.trials[0].status is TrialStatus.IMPORTED, report.trials[0].reason
+    assert 2 * size <= peak < 2.25 * size, peak / size
 
 
 def test_unlabeled_pools_import_without_labels(tmp_path: Path, batch: tuple[Path, Path]) -> None:
