@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from judge_runner.cases import CasePackage, Dataset, StepKind
 from judge_runner.core import Decision, Label
@@ -190,9 +190,19 @@ class ExampleSettings(JudgeSettings):
 
 
 class AnnotatorSettings(ExampleSettings):
-    """The one-call judges' annotators: `annotators` (k, default 1) and the example knobs."""
+    """The one-call judges' annotators: `annotators` (k, default 1) and the example knobs. More
+    than one annotator needs `examples`: at temperature 0, k calls with the same prompt would
+    all give the same answer, and their vote would say nothing."""
 
     annotators: int = Field(default=1, ge=1, le=15)
+
+    @model_validator(mode="after")
+    def _annotators_need_examples(self) -> AnnotatorSettings:
+        if self.annotators > 1 and self.examples is None:
+            raise ValueError(f"-o annotators={self.annotators} needs -o examples=DATASET "
+                             f"(labelled dev cases): at temperature 0 the {self.annotators} "
+                             "calls would otherwise all answer the same")
+        return self
 
 
 class Ballot(Protocol):

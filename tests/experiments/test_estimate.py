@@ -89,7 +89,8 @@ def test_case_calls_of_each_judge(tmp_path: Path) -> None:
     assert panel is not None and [c.model for c in panel.calls] == ["a", "b", "c"]
     rubric = case_calls("rubric", JudgeOptions(model="m"), case)
     assert rubric is not None and len(rubric.calls) == 2
-    graded = case_calls("rubric", JudgeOptions(model="m", extra={"annotators": 3}), case)
+    graded = case_calls("rubric", JudgeOptions(model="m", extra={
+        "annotators": 3, "examples": str(ds.root)}), case)
     assert graded is not None and graded.calls == (rubric.calls[0], *(rubric.calls[1],) * 3)
     agent = case_calls("agent", JudgeOptions(model="m", skill=REPO / "judgeskills" / "v1",
                                              extra={"max_turns": 7}), case)

@@ -96,3 +96,20 @@ def test_every_annotator_failing_is_an_error(fake_api: FakeMessagesServer,
     verdict = judge.judge(Dataset(root).case("beta-fail"), tmp_path / "out")
     assert verdict.decision is Decision.ERROR and verdict.error is not None
     assert verdict.error.startswith("annotator 1: model call failed")
+
+
+def test_more_than_one_annotator_without_examples_is_refused_in_one_line(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from judge_runner.cli import app
+
+    root = _pool(tmp_path / "ds")
+    for judge in ("direct", "rubric"):
+        done = CliRunner().invoke(app, [
+            "eval", str(root), "--judge", judge, "--model", "claude-test", "--base-url",
+            "http://127.0.0.1:9", "-o", "annotators=3", "--run-dir", str(tmp_path / judge),
+            "--no-progress"])
+        assert done.exit_code == 2, done.output
+        assert "-o annotators=3 needs -o examples=DATASET" in done.output
+        assert len(done.output.strip().splitlines()) == 1
+        assert not (tmp_path / judge).exists()
