@@ -15,6 +15,7 @@ from judge_runner.cases.dataset import CasePackage
 from judge_runner.cases.ids import case_id_problem
 from judge_runner.cases.models import CaseMeta
 from judge_runner.core import CASE_FILE, CASES_DIR
+from judge_runner.validation import problems
 
 
 class NotACaseFolderError(ValueError):
@@ -43,7 +44,9 @@ def case_folder(path: Path) -> CasePackage:
     try:
         meta = CaseMeta.model_validate_json(meta_file.read_bytes())
     except (OSError, ValidationError) as exc:
-        raise refuse(f"its case.json is not valid ({str(exc).splitlines()[0]})") from exc
+        what = (problems(exc, "file", 3) if isinstance(exc, ValidationError)
+                else str(exc).splitlines()[0])
+        raise refuse(f"its case.json is not valid ({what})") from exc
     if meta.id != folder.name:
         raise refuse(f"its case.json is for case {meta.id!r}")
     return CasePackage(folder)

@@ -45,6 +45,7 @@ from judge_runner.core import Usage
 from judge_runner.models import ModelClient, ModelError, ModelRequest
 from judge_runner.text import CUT, cut
 from judge_runner.untrusted import TRUST_RULE, Fence
+from judge_runner.validation import problems as validation_problems
 
 TOOL_NAME = "record_judgments"
 MAX_STEP_CHARS = 6_000
@@ -263,7 +264,8 @@ class ChecklistScorer:
                 try:
                     payload = _Payload.model_validate(block.get("input"))
                 except ValidationError as exc:
-                    problem = f"the call does not match the tool schema: {exc}"
+                    problem = ("the call does not match the tool schema: "
+                               + validation_problems(exc, "input"))
                 else:
                     parsed_any = True
                     for j in payload.judgments:

@@ -32,6 +32,7 @@ from judge_runner.checklist.validate import GateFailure, validate
 from judge_runner.core import Usage
 from judge_runner.models import ModelClient, ModelError, ModelRequest
 from judge_runner.text import CUT, cut, sha256_text
+from judge_runner.validation import problems
 
 TOOL_NAME = "submit_checklist"
 DEFAULT_RULES = Path(__file__).with_name("rules.md")
@@ -157,7 +158,8 @@ def synthesize(
             payload = SynthPayload.model_validate(block.get("input"))
         except ValidationError as exc:
             failures = []
-            feedback = f"The submission does not match the tool schema:\n{exc}"
+            feedback = ("The submission does not match the tool schema: "
+                        + problems(exc, "input"))
         else:
             checklist = to_checklist(payload, task, rules, model)
             failures = validate(checklist, task)

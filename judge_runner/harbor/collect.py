@@ -45,6 +45,7 @@ from judge_runner.runs import (
     summarize,
     write_outputs,
 )
+from judge_runner.validation import problems
 
 
 class CollectError(ValueError):
@@ -238,7 +239,7 @@ def _read_verdict(
         try:
             minimal = _MinimalVerdict.model_validate_json(text)
         except ValidationError as exc:
-            return None, f"malformed verdict file: {str(exc).splitlines()[0]}"
+            return None, f"malformed verdict file: {problems(exc, 'file', 3)}"
         verdict = Verdict(case_id=case_id, judge=judge_name, decision=minimal.decision,
                           rationale=minimal.rationale, citations=minimal.citations,
                           usage=_harbor_usage(trial.result))

@@ -27,6 +27,7 @@ from judge_runner.jsonl import numbered_lines
 from judge_runner.log import get_logger
 from judge_runner.models.base import ModelClient, ModelError, ModelRequest, ModelResponse, Usage
 from judge_runner.text import sha256_text
+from judge_runner.validation import problems as validation_problems
 
 TRANSCRIPT = "transcript.jsonl"
 _KEY_ENV = "ANTHROPIC_API_KEY"
@@ -138,7 +139,9 @@ def read_transcript(path: Path) -> tuple[list[TranscriptEntry], list[str]]:
                 continue
             entries.append(TranscriptEntry.model_validate(data))
         except (ValueError, ValidationError) as err:
-            problems.append(f"{path}:{number}: {str(err).splitlines()[0]}")
+            what = (validation_problems(err, "entry", 3) if isinstance(err, ValidationError)
+                    else str(err).splitlines()[0])
+            problems.append(f"{path}:{number}: {what}")
     return entries, problems
 
 

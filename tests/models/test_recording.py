@@ -189,3 +189,16 @@ def test_api_key_never_reaches_a_transcript(fake_api: FakeMessagesServer, tmp_pa
     written = (tmp_path / TRANSCRIPT).read_text()
     assert len(written.splitlines()) == 2
     assert SECRET not in written
+
+
+def test_a_bad_transcript_line_is_named_by_its_field(tmp_path: Path) -> None:
+    from judge_runner.models.recording import read_transcript
+
+    path = tmp_path / "transcript.jsonl"
+    path.write_text('{"kind": "model_call", "request": {}, "bogus": 1}\nnot json\n')
+    entries, problems = read_transcript(path)
+    assert entries == [] and len(problems) == 2
+    first, second = problems
+    assert first.startswith(f"{path}:1: ") and "validation error" not in first
+    assert "bogus: unknown field" in first or ": Field required" in first
+    assert second.startswith(f"{path}:2: ")
