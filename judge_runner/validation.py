@@ -41,3 +41,12 @@ def problem(error: ErrorDetails, whole: str) -> str:
 def problems(exc: ValidationError, whole: str, most: int | None = None) -> str:
     """The problems of `exc` on one line, `; ` between them: every one, or the first `most`."""
     return "; ".join(problem(error, whole) for error in exc.errors()[:most])
+
+
+def in_one_line(exc: Exception, whole: str, most: int = 3) -> str:
+    """Any reading error on one line: a ValidationError's first `most` problems (see
+    `problems`), else the first line of the error's own text."""
+    if isinstance(exc, ValidationError):
+        return problems(exc, whole, most)
+    lines = str(exc).splitlines()
+    return lines[0] if lines else type(exc).__name__

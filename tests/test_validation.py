@@ -55,3 +55,18 @@ def test_problems_are_one_line_and_can_be_cut_to_the_first_few() -> None:
     every = problems(exc, "plan")
     assert "\n" not in every and every.count("; ") == 2
     assert problems(exc, "plan", most=2) == "; ".join(every.split("; ")[:2])
+
+
+def test_in_one_line_names_fields_or_takes_the_first_line() -> None:
+    from judge_runner.validation import in_one_line
+
+    class Point(BaseModel):
+        x: int
+
+    try:
+        Point.model_validate({"x": "no"})
+    except ValidationError as exc:
+        assert in_one_line(exc, "file") == "x: Input should be a valid integer, unable to " \
+                                           "parse string as an integer"
+    assert in_one_line(ValueError("first\nsecond"), "file") == "first"
+    assert in_one_line(OSError(), "file") == "OSError"

@@ -15,7 +15,7 @@ from judge_runner.cases.dataset import CasePackage
 from judge_runner.cases.ids import case_id_problem
 from judge_runner.cases.models import CaseMeta
 from judge_runner.core import CASE_FILE, CASES_DIR
-from judge_runner.validation import problems
+from judge_runner.validation import in_one_line
 
 
 class NotACaseFolderError(ValueError):
@@ -44,9 +44,7 @@ def case_folder(path: Path) -> CasePackage:
     try:
         meta = CaseMeta.model_validate_json(meta_file.read_bytes())
     except (OSError, ValidationError) as exc:
-        what = (problems(exc, "file", 3) if isinstance(exc, ValidationError)
-                else str(exc).splitlines()[0])
-        raise refuse(f"its case.json is not valid ({what})") from exc
+        raise refuse(f"its case.json is not valid ({in_one_line(exc, 'file')})") from exc
     if meta.id != folder.name:
         raise refuse(f"its case.json is for case {meta.id!r}")
     return CasePackage(folder)

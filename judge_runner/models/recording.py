@@ -27,7 +27,7 @@ from judge_runner.jsonl import numbered_lines
 from judge_runner.log import get_logger
 from judge_runner.models.base import ModelClient, ModelError, ModelRequest, ModelResponse, Usage
 from judge_runner.text import sha256_text
-from judge_runner.validation import problems as validation_problems
+from judge_runner.validation import in_one_line
 
 TRANSCRIPT = "transcript.jsonl"
 _KEY_ENV = "ANTHROPIC_API_KEY"
@@ -139,9 +139,7 @@ def read_transcript(path: Path) -> tuple[list[TranscriptEntry], list[str]]:
                 continue
             entries.append(TranscriptEntry.model_validate(data))
         except (ValueError, ValidationError) as err:
-            what = (validation_problems(err, "entry", 3) if isinstance(err, ValidationError)
-                    else str(err).splitlines()[0])
-            problems.append(f"{path}:{number}: {what}")
+            problems.append(f"{path}:{number}: {in_one_line(err, 'entry')}")
     return entries, problems
 
 

@@ -42,6 +42,7 @@ from judge_runner.judges import (
 )
 from judge_runner.log import get_logger
 from judge_runner.runs.records import CASES_OUT, CaseRecord, load_records, load_summary
+from judge_runner.validation import in_one_line
 
 log = get_logger(__name__)
 
@@ -147,7 +148,7 @@ def _dev_result(run_dir: Path, record: CaseRecord) -> DevResult | None:
         findings: dict[str, Outcome] = {i.check: i.outcome for i in read_log(path.parent)}
     except (OSError, ValueError) as exc:
         log.warning("calibrate.no_findings", case_id=record.case_id, path=str(path),
-                    problem=str(exc).splitlines()[0])
+                    problem=in_one_line(exc, "file"))
         return None
     return DevResult(case_id=record.case_id, label=record.label, findings=findings)
 
