@@ -6,20 +6,25 @@ The judge loop runs on the host with our model client; only its tools (bash, rea
 the trial's container, through `environment.exec`, as the image's non-root `judge` user. For one
 trial it:
 
-1. (setup) for a prebuilt task, uploads the case package and the JudgeSkill from the task's
-   `upload/` folder into the container (`/case`, Harbor's skills dir), root's and read-only for
-   the judge's user; then, as root in one command, makes the agent and verifier log dirs
-   root-owned and not writable by the judge's user, so nothing the judge runs can plant a
-   verdict, a reward or a symlink there, and gives the judge's user its writable /scratch;
+1. (setup) in one root command: for a prebuilt task, places the case package and the JudgeSkill
+   from the task's `upload/` folder at `/case` and in Harbor's skills dir, root's and read-only
+   for the judge's user (a small upload travels inside that command as a gzipped tar, a larger
+   one is uploaded first); notes the image's own processes of the judge's user; makes the agent
+   and verifier log dirs root-owned and not writable by the judge's user, so nothing the judge
+   runs can plant a verdict, a reward or a symlink there; gives the judge's user its writable
+   /scratch;
 2. judges the case with the agent judge (`judge_runner.judges.agent`), reading the case package
    and the JudgeSkill from the task folder on the host (the same files the container holds; the
    task, not the agent's options, says what is judged and with which skill), writing plan.md,
-   inspection_log.jsonl, verdict.json and transcript.jsonl into the trial's `agent/judge/`
-   (uploaded to /logs/agent/judge when that dir is not a mount), plus `judge_config.json`;
-3. kills whatever the judge's commands left running, before Harbor copies the label in (the
-   processes the image itself runs as the judge's user, noted in setup, are spared: when
-   Harbor starts the judge image as it is, its main process is one of them);
-4. writes `agent/trajectory.json` (ATIF) and fills Harbor's token/cost context.
+   inspection_log.jsonl, verdict.json and transcript.jsonl into the trial's `agent/judge/`,
+   plus `judge_config.json`. Harbor brings that folder into the container's /logs/agent/judge
+   itself before the verifier runs (a bind mount, or its upload of a host-side agent's logs);
+3. writes `agent/trajectory.json` (ATIF) and fills Harbor's token/cost context.
+
+Whatever the judge's commands left running is killed by the task's `test.sh`, as root, before it
+reads anything; until then the label cannot reach it: Harbor copies `tests/` in only after the
+judge has finished and its verdict is final, and the exported `tests/` folder is root's alone
+(0700), which `docker compose cp` keeps.
 
 The instruction Harbor passes is not used: the agent judge renders its own prompt from the case.
 A judge failure is an `error` verdict (the verifier then writes no reward); a task folder without
@@ -27,8 +32,10 @@ a case package, or a failed upload or setup command, raises, which Harbor record
 exception.
 
 Agent kwargs (`--ak key=value`): api_base (Messages API root; default $ANTHROPIC_BASE_URL),
-allow_abstain (false), and the agent judge's budgets: max_turns, max_total_tokens, max_wall_s,
-max_invalid, max_nudges, max_output_tokens; timeout_s (per model call).
+allow_abstain (false), inline_upload_bytes (the largest compressed upload sent inside the setup
+command, default 49152; 0 always uploads with the environment's own upload), and the agent
+judge's budgets: max_turns, max_total_tokens, max_wall_s, max_invalid, max_nudges,
+max_output_tokens; timeout_s (per model call).
 """
 
 from __future__ import annotations
@@ -36,7 +43,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shlex
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import Any
 
 # The model SDK is loaded with the agent, which Harbor does once per job before any trial
@@ -51,7 +58,7 @@ from harbor.models.trajectories import Trajectory
 from judge_runner import __version__
 from judge_runner.cases import CasePackage
 from judge_runner.core import Verdict
-from judge_runner.harbor import layout
+from judge_runner.harbor import layout, upload
 from judge_runner.harbor.atif import build_trajectory, prompt_tokens, read_calls
 from judge_runner.harbor.sandbox import trial_environment
 from judge_runner.judges import NO_SKILL, TRANSCRIPT_FILE, AgentJudge, JudgeOptions, build_judge
@@ -74,22 +81,23 @@ _PLACE = (
     " && mv {staging}/case {case} && mv {staging}/skills {skills} && rm -rf {staging}"
     " && chown -R -h root:root {case} {skills} && chmod -R u=rwX,go=rX {case} {skills}"
 )
-# Bound of each of the agent's own commands in the container (setup, final kill). A hang guard,
-# not a speed limit: on a loaded engine one `docker compose exec` can take tens of seconds
-# before its command starts.
+# Bound of the agent's own command in the container (setup). A hang guard, not a speed limit:
+# on a loaded engine one `docker compose exec` can take tens of seconds before its command starts.
 CONTROL_EXEC_TIMEOUT_S = 300
 
 
-def setup_command(skills_dir: str, uploaded: bool) -> str:
+def setup_command(skills_dir: str, uploaded: bool, archive: bytes | None = None) -> str:
     """The one root command of JudgeAgent's setup: place a prebuilt task's upload (when
-    `uploaded`), note the image's own processes of the judge's user, then prepare the log dirs
-    and /scratch."""
+    `uploaded`; unpacked from `archive` when given, else already copied to the staging dir),
+    note the image's own processes of the judge's user, then prepare the log dirs and /scratch."""
     prepare = layout.record_image_processes() + " && " + _SETUP.format(
         products=layout.PRODUCTS_DIR, scratch=SCRATCH_DIR, user=layout.JUDGE_USER)
     if not uploaded:
         return prepare
     place = _PLACE.format(case=shlex.quote(layout.CASE_DIR), skills=shlex.quote(skills_dir),
                           staging=shlex.quote(layout.UPLOAD_STAGING_DIR))
+    if archive is not None:
+        place = f"{upload.unpack_command(archive, layout.UPLOAD_STAGING_DIR)} && {place}"
     return f"{place} && {prepare}"
 
 
@@ -103,12 +111,14 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
         *args: Any,
         api_base: str | None = None,
         allow_abstain: bool | str = False,
+        inline_upload_bytes: int | str = upload.DEFAULT_INLINE_BYTES,
         **kwargs: Any,
     ) -> None:
         budgets = {k: _number(kwargs.pop(k)) for k in _BUDGET_KEYS if k in kwargs}
         super().__init__(logs_dir, model_name, *args, **kwargs)
         self._api_base = api_base
         self._allow_abstain = _flag(allow_abstain)
+        self._inline_upload_bytes = _byte_count(inline_upload_bytes)
         self._budgets = budgets
         self._files: layout.TaskFiles | None = None
 
@@ -121,10 +131,13 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
 
     async def setup(self, environment: BaseEnvironment) -> None:
         self._files = self._task_files(environment)
+        archive = None
         if self._files.uploaded:
-            await environment.upload_dir(self._files.root, layout.UPLOAD_STAGING_DIR)
+            archive = upload.pack(self._files.root, self._inline_upload_bytes)
+            if archive is None:
+                await environment.upload_dir(self._files.root, layout.UPLOAD_STAGING_DIR)
         result = await environment.exec(
-            setup_command(self.skills_dir or layout.SKILLS_DIR, self._files.uploaded),
+            setup_command(self.skills_dir or layout.SKILLS_DIR, self._files.uploaded, archive),
             user="root", timeout_sec=CONTROL_EXEC_TIMEOUT_S)
         if result.return_code != 0:
             raise RuntimeError(f"could not prepare the trial's container: {result.stdout}")
@@ -137,11 +150,8 @@ class JudgeAgent(BaseAgent):  # type: ignore[misc]  # Harbor ships no type infor
         with trial_environment(environment, asyncio.get_running_loop()):
             # In a worker thread, all of it: other trials' container calls wait on this loop.
             verdict = await asyncio.to_thread(self._judge, files, products)
-        # Nothing the judge started may still run when Harbor copies the label in for grading.
-        await environment.exec(layout.kill_judge_processes(), user="root",
-                               timeout_sec=CONTROL_EXEC_TIMEOUT_S)
-        if not environment.is_path_mounted(PurePosixPath(layout.PRODUCTS_DIR), products):
-            await environment.upload_dir(products, layout.PRODUCTS_DIR)
+        # No upload of the products and no process sweep here: Harbor brings the trial's agent/
+        # folder into /logs/agent before verifying, and test.sh kills what the judge left.
         self._write_trajectory(products / TRANSCRIPT_FILE)
         _fill_context(context, verdict)
 
@@ -213,6 +223,13 @@ def _flag(value: bool | str) -> bool:
     if value.lower() in ("0", "false", "no"):
         return False
     raise ValueError(f"allow_abstain must be true or false, got {value!r}")
+
+
+def _byte_count(value: int | str) -> int:
+    count = value if isinstance(value, int) else int(str(value))
+    if count < 0:
+        raise ValueError(f"inline_upload_bytes must be 0 or more, got {count}")
+    return count
 
 
 def _number(value: Any) -> int | float:

@@ -178,7 +178,7 @@ def _export_case(
         judge_user=layout.JUDGE_USER, verdict_path=layout.VERDICT_PATH,
         label_file=layout.LABEL_FILE, count_judge=layout.count_judge_processes(),
         kill_judge=layout.kill_judge_processes()))
-    test_sh.chmod(0o755)
+    _root_only(tests)
     return task_dir
 
 
@@ -204,6 +204,15 @@ def _normalize_modes(root: Path) -> None:
             path.chmod(0o755)
         else:
             path.chmod(0o644)
+
+
+def _root_only(tests: Path) -> None:
+    """tests/ for root alone: Harbor copies it in after the judge, while processes the judge
+    left may still run until test.sh kills them; `docker compose cp` keeps these modes (and
+    makes root the owner), so none of them can list the folder or read the label."""
+    tests.chmod(0o700)
+    for path in tests.iterdir():
+        path.chmod(0o700 if path.name == "test.sh" else 0o600)
 
 
 def render_instruction(case: CasePackage, instruction: str, skill: JudgeSkill | None) -> str:

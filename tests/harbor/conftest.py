@@ -78,9 +78,11 @@ def harbor_env() -> dict[str, str]:
 
 
 def harbor_run_argv(harbor: Path, tasks: Path, jobs: Path, job: str, api_base: str,
-                    concurrency: int) -> list[str]:
+                    concurrency: int, agent_kwargs: tuple[str, ...] = ()) -> list[str]:
+    """`agent_kwargs`: more JudgeAgent kwargs, as key=value."""
+    kwargs = [arg for pair in (f"api_base={api_base}", *agent_kwargs) for arg in ("--ak", pair)]
     return [str(harbor), "run", "-p", str(tasks), "-a", "judge_runner.harbor.agent:JudgeAgent",
-            "-m", MODEL, *JUDGE_AGENT_RUN_FLAGS, "--ak", f"api_base={api_base}", "-e", "docker",
+            "-m", MODEL, *JUDGE_AGENT_RUN_FLAGS, *kwargs, "-e", "docker",
             "-o", str(jobs), "--job-name", job, "-n", str(concurrency), "-y", "-q"]
 
 

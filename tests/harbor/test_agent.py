@@ -9,7 +9,7 @@ from types import ModuleType
 
 import pytest
 
-from judge_runner.harbor import layout
+from judge_runner.harbor import layout, upload
 from tests.conftest import require
 
 
@@ -28,6 +28,8 @@ def test_agent_kwargs_from_the_command_line(agent_module: ModuleType, tmp_path: 
     assert agent.name() == "judge-runner"
     assert agent._budgets == {"max_turns": 12, "max_wall_s": 90.5}
     assert agent._allow_abstain is True
+    assert agent._inline_upload_bytes == upload.DEFAULT_INLINE_BYTES
+    assert agent_module.JudgeAgent(tmp_path, "m", inline_upload_bytes="0")._inline_upload_bytes == 0
     assert agent_module._api_model(agent.model_name) == "claude-sonnet-4-5"
     assert agent_module._api_model("claude-sonnet-4-5") == "claude-sonnet-4-5"
     assert agent_module._api_model("proxy/some-model") == "proxy/some-model"
@@ -38,6 +40,8 @@ def test_bad_flags_are_refused(agent_module: ModuleType, tmp_path: Path) -> None
         agent_module.JudgeAgent(tmp_path, "m", allow_abstain="maybe")
     with pytest.raises(ValueError):
         agent_module.JudgeAgent(tmp_path, "m", max_turns="many")
+    with pytest.raises(ValueError, match="inline_upload_bytes"):
+        agent_module.JudgeAgent(tmp_path, "m", inline_upload_bytes="-1")
 
 
 def test_the_setup_command_places_an_upload_only_for_prebuilt_tasks(

@@ -18,7 +18,7 @@ import pytest
 
 from judge_runner.cases.dataset import Dataset
 from judge_runner.core import Decision
-from judge_runner.harbor import layout
+from judge_runner.harbor import layout, upload
 from judge_runner.harbor.collect import CollectError, collect_job
 from judge_runner.harbor.export import ExportOptions, TaskBuild, export_tasks
 from judge_runner.runs.records import load_records, load_summary
@@ -153,6 +153,10 @@ def test_only_build_tasks_build_images(scenario: Scenario) -> None:
     assert scenario.images.polls >= 10
     if scenario.build is TaskBuild.PREBUILT:
         assert scenario.images.built == {}
+        # These small cases went inside JudgeAgent's setup command (test_resume covers uploads).
+        for case_id in scenario.case_ids:
+            files = layout.TaskFiles.find(scenario.tasks / case_id)
+            assert upload.pack(files.root, upload.DEFAULT_INLINE_BYTES) is not None
     else:
         assert len(scenario.images.built) == len(scenario.case_ids), scenario.images.built
 

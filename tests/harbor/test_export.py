@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 import tomllib
 from pathlib import Path
 
@@ -263,3 +264,53 @@ def test_cli_exports_prebuilt_tasks_and_refuses_two_images(
     both = subprocess.run([*base, "--prebuilt", "a:1", "--image", "b:2"],
                           capture_output=True, text=True, timeout=120)
     assert both.returncode != 0 and "--image and --prebuilt" in both.stderr
+
+
+@pytest.mark.docker
+def test_the_label_stays_unreadable_for_what_the_judge_left_running(
+    dataset: Dataset, judge_image: str, tmp_path: Path
+) -> None:
+    """Harbor copies tests/ in with the engine's copy (`docker compose cp tests/. main:/tests`)
+    after the judge, while a process the judge left behind may still run until test.sh kills
+    it. Such a process polls for the label: with the exported modes it never reads it; the same
+    folder made world-readable (the control) is read at once."""
+    case = one_case_per_task(dataset, 1)
+    export_tasks(dataset, case, None, tmp_path / "tasks", ExportOptions(image=judge_image))
+    tests = tmp_path / "tasks" / case[0] / "tests"
+    assert (tests.stat().st_mode & 0o777, (tests / layout.LABEL_FILE).stat().st_mode & 0o777) \
+        == (0o700, 0o600)
+    control = tmp_path / "control"
+    shutil.copytree(tests, control)
+    control.chmod(0o755)
+    for path in control.iterdir():
+        path.chmod(0o644)
+    container = subprocess.run(
+        ["docker", "run", "-d", "--rm", "--network", "none", judge_image, "sh", "-c",
+         "sleep infinity; exit 0"], capture_output=True, text=True, check=True,
+        timeout=120).stdout.strip()
+
+    def docker(*args: str) -> str:
+        done = subprocess.run(["docker", *args], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    try:
+        for folder, got in (("/tests", "/tmp/got"), ("/tests-control", "/tmp/got-control")):
+            docker("exec", "-d", "-u", layout.JUDGE_USER, container, "sh", "-c",
+                   f"while sleep 0.05; do if c=$(cat {folder}/{layout.LABEL_FILE} 2>/dev/null);"
+                   f" then echo \"$c\" > {got}; exit; fi; ls {folder} >/dev/null 2>&1 &&"
+                   f" echo listed > {got}; done")
+        docker("cp", f"{tests}/.", f"{container}:/tests")
+        docker("cp", f"{control}/.", f"{container}:/tests-control")
+        docker("exec", "-u", "root", container, "sh", "-c",
+               "for i in $(seq 100); do [ -e /tmp/got-control ] && exit; sleep 0.1; done")
+        time.sleep(0.5)  # more polls of /tests than the control needed
+        seen = docker("exec", "-u", "root", container, "sh", "-c",
+                      "cat /tmp/got-control; ls /tmp/got 2>&1; stat -c '%U %a' /tests "
+                      f"/tests/{layout.LABEL_FILE}")
+        lines = seen.splitlines()
+        assert json.loads(lines[0])["case_id"] == case[0]  # the control read the label
+        assert "No such file" in lines[1], seen
+        assert lines[2:] == ["root 700", "root 600"], seen
+    finally:
+        subprocess.run(["docker", "rm", "-f", container], capture_output=True, timeout=120)

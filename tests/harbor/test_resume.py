@@ -1,5 +1,6 @@
 """`harbor jobs resume` after the job's process was killed finishes only the remaining cases, for
-tasks of both kinds."""
+tasks of both kinds. The prebuilt job uploads its cases with the environment's own upload (the
+end-to-end tests send them inside JudgeAgent's setup command), so both ways run through Harbor."""
 
 from __future__ import annotations
 
@@ -57,7 +58,9 @@ def test_resume_after_a_killed_job_finishes_the_remaining_cases_only(
         # One trial at a time, so the kill lands between cases.
         harbor = subprocess.Popen(
             harbor_run_argv(harbor_cli, tasks, tmp_path / "jobs", "job", server.base_url,
-                            concurrency=1),
+                            concurrency=1, agent_kwargs=(
+                                ("inline_upload_bytes=0",) if build is TaskBuild.PREBUILT
+                                else ())),
             cwd=tmp_path, env=harbor_env(), stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL, start_new_session=True)
         deadline = time.monotonic() + 300
