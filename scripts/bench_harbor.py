@@ -1,7 +1,7 @@
 """Benchmark what Harbor adds per case over `judge-runner eval`, on the local Docker engine.
 
     .venv/bin/python scripts/bench_harbor.py [--cases 4] [--concurrency 1,4]
-        [--modes build,prebuilt]
+        [--modes build,prebuilt] [--floor]
 
 Same bundled cases, same scripted judge session (plan, one bash command, one file read, one
 inspection, verdict) against the instant fake Messages API, same judge image. For each
@@ -10,7 +10,9 @@ JudgeAgent over the tasks of each export mode (build: one image build per task; 
 judge image as it is, the case uploaded at setup), per case, with the load average around each
 command. Then where a trial's time goes (Harbor's phase timings of every trial, median), and the
 images the engine built during each job, from its image events: a prebuilt job that built one
-fails the script. No model latency is included. Needs Docker, the judge image
+fails the script. With --floor, also Harbor's own `nop` agent over the prebuilt tasks: a trial
+with no agent work at all (container up, verifier, teardown), what any Harbor agent pays on this
+engine. No model latency is included. Needs Docker, the judge image
 (scripts/build-images) and the harbor extra.
 """
 
@@ -86,11 +88,22 @@ def phase_profile(job: Path) -> dict[str, float]:
     return {p: statistics.median(v) for p, v in per_phase.items() if v}
 
 
+def _check_floor(job: Path, cases: int) -> None:
+    """Every trial of the `nop` job went the whole way: container up, no agent, verifier run
+    (no verdict, so no reward: RewardFileNotFoundError), teardown."""
+    results = [json.loads(p.read_text()) for p in sorted(job.glob("*/result.json"))]
+    kinds = {(r.get("exception_info") or {}).get("exception_type") for r in results}
+    if len(results) != cases or kinds != {"RewardFileNotFoundError"}:
+        raise SystemExit(f"{job.name}: {len(results)} trials, exceptions {kinds}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", type=int, default=4)
     parser.add_argument("--concurrency", default="1,4")
     parser.add_argument("--modes", default="build,prebuilt")
+    parser.add_argument("--floor", action="store_true",
+                        help="also time Harbor's own `nop` agent over the prebuilt tasks")
     parser.add_argument("--image", default=os.environ.get("JUDGE_RUNNER_SANDBOX_IMAGE",
                                                           "judge-runner-judge:latest"))
     args = parser.parse_args()
@@ -109,7 +122,7 @@ def main() -> None:
         case_ids = dataset.case_ids()[: args.cases]
         (root / "cases.txt").write_text("\n".join(case_ids) + "\n")
         skill = load_skill(REPO / "judgeskills" / "v1")
-        for mode in modes:
+        for mode in dict.fromkeys([*modes, *([TaskBuild.PREBUILT] if args.floor else [])]):
             export_tasks(dataset, case_ids, skill, root / f"tasks-{mode.value}",
                          ExportOptions(image=args.image, build=mode))
         server = FakeMessagesServer().start()
@@ -137,6 +150,13 @@ def main() -> None:
                     rows.append((n, f"harbor run, {mode.value} tasks", harbor_s, load))
                     profiles[n, mode.value] = phase_profile(root / "jobs" / job)
                     builds[n, mode.value] = len(watch.built)
+                if args.floor:
+                    floor_s, load = _timed(
+                        [str(BIN / "harbor"), "run", "-p", str(root / "tasks-prebuilt"), "-a",
+                         "nop", "-e", "docker", "-o", str(root / "jobs"), "--job-name",
+                         f"nop-n{n}", "-n", str(n), "-y", "-q"], root, env)
+                    _check_floor(root / "jobs" / f"nop-n{n}", len(case_ids))
+                    rows.append((n, "harbor run, prebuilt tasks, `nop` agent", floor_s, load))
         finally:
             server.stop()
     k = len(case_ids)

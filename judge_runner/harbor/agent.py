@@ -41,14 +41,13 @@ max_output_tokens; timeout_s (per model call).
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import shlex
+import threading
 from pathlib import Path
 from typing import Any
 
-# The model SDK is loaded with the agent, which Harbor does once per job before any trial
-# starts, rather than by the first trial's judge while the other trials wait on the event loop.
-import anthropic  # noqa: F401
 from harbor.agents.base import BaseAgent
 from harbor.agents.capabilities import AgentCapabilities
 from harbor.environments.base import BaseEnvironment
@@ -63,6 +62,15 @@ from judge_runner.harbor.atif import build_trajectory, prompt_tokens, read_calls
 from judge_runner.harbor.sandbox import trial_environment
 from judge_runner.judges import NO_SKILL, TRANSCRIPT_FILE, AgentJudge, JudgeOptions, build_judge
 from judge_runner.sandbox import SCRATCH_DIR, SandboxKind
+
+# The model SDK takes seconds to import on a slow machine. Harbor imports this module once per
+# job, before its first trials start their containers: the SDK is loaded then, in a thread of its
+# own, while those containers start, rather than by the first trial's judge (which would wait for
+# it) or on Harbor's event loop (which would stall every trial's container calls). A judge that
+# needs the SDK before it is loaded waits on Python's import lock.
+_SDK_LOAD = threading.Thread(target=importlib.import_module, args=("anthropic",),
+                             name="judge-runner-sdk-load", daemon=True)
+_SDK_LOAD.start()
 
 _BUDGET_KEYS = ("max_turns", "max_total_tokens", "max_wall_s", "max_invalid", "max_nudges",
                 "max_output_tokens", "timeout_s")
