@@ -15,7 +15,8 @@ An exported task (build: one image per task; prebuilt: the judge image as it is)
       upload/                    prebuilt: what JudgeAgent uploads before the judge starts
         case/                    the case package, to CASE_DIR
         skills/<skill>/          the JudgeSkill, to SKILLS_DIR
-      tests/                     copied in by Harbor only after the judge has finished
+      tests/                     copied in by Harbor only after the judge has finished; root's
+                                 alone (0700, files 0600, test.sh 0700)
         test.sh                  runs check_verdict.py as root
         check_verdict.py         compares the verdict file with the label; writes the reward
         label.json               TaskLabel: the only place the label exists
@@ -42,7 +43,7 @@ VERDICT_PATH = f"{PRODUCTS_DIR}/verdict.json"
 JUDGE_USER = "judge"  # the judge image's non-root user; every judge command runs as it
 # The image's own processes of the judge's user (the judge image's main process runs as it when
 # Harbor starts the image as it is), recorded by JudgeAgent before the judge starts: killing
-# them would stop the container, so the sweeps after the judge spare them and kill the rest.
+# them would stop the container, so test.sh's sweep spares them and kills the rest.
 IMAGE_PIDS_FILE = "/root/judge-runner-image-pids"
 
 ENVIRONMENT_SUBDIR = "environment"  # Harbor's: the task's image definition
