@@ -169,29 +169,33 @@ def estimate_row(plan: Plan, row: Row, options: JudgeOptions, dataset_cases: dic
     unpriced: set[str] = set()
     earlier = from_earlier(list(prior.values()))
     per_case: dict[str, CaseEstimate] = {}
-    basis = "prompts"
+    bases: dict[str, int] = {}  # how each case still to judge was estimated, with counts
+    decided = sum(1 for v in prior.values() if v.decision.is_decided)
     for case_id in todo:
         case = dataset_cases[case_id]
         assert isinstance(case, CasePackage)
         try:
             work = case_calls(row.judge, options, case)
         except (OSError, ValueError):
-            work = None  # an unreadable case is an error verdict, no call is made
-            per_case[case_id] = CaseEstimate()
+            per_case[case_id] = CaseEstimate()  # an unreadable case is an error verdict, no call
+            _count(bases, "unreadable case, no call")
             continue
         if work is None or (work.agent is not None and earlier is not None):
             if earlier is None:
-                basis = "unknown (no finished case yet)"
+                _count(bases, "unknown (no finished case yet)")
                 per_case[case_id] = CaseEstimate()
                 continue
-            basis = f"earlier cases ({sum(1 for v in prior.values() if v.decision.is_decided)})"
+            _count(bases, f"earlier cases ({decided})")
             per_case[case_id] = earlier
             continue
         if work.agent is not None:
-            basis = "agent model"
+            _count(bases, "agent model")
         elif not work.calls:
-            basis = "no model calls"
+            _count(bases, "no model calls")
+        else:
+            _count(bases, "prompts")
         per_case[case_id] = estimate_calls(work, plan.agent_estimate, prices, unpriced)
+    basis = _describe(bases)
     total = sum(per_case.values(), CaseEstimate())
     return RowEstimate(
         row=row.name, judge=row.judge, run_dir=str(run_dir) if run_dir else None,
@@ -199,6 +203,21 @@ def estimate_row(plan: Plan, row: Row, options: JudgeOptions, dataset_cases: dic
         input_tokens=total.input, output_tokens=total.output, cost_usd=total.cost,
         spent_usd=sum(v.usage.cost_usd for v in prior.values()), unpriced=sorted(unpriced),
         per_case_usd={c: e.cost.high for c, e in per_case.items()})
+
+
+def _count(bases: dict[str, int], basis: str) -> None:
+    bases[basis] = bases.get(basis, 0) + 1
+
+
+def _describe(bases: dict[str, int]) -> str:
+    """One basis as it is; several (e.g. a few unreadable cases among the rest) each with its
+    number of cases, most cases first, so no case's basis hides the others'."""
+    if not bases:
+        return "nothing left to judge"
+    if len(bases) == 1:
+        return next(iter(bases))
+    ranked = sorted(bases.items(), key=lambda item: (-item[1], item[0]))
+    return "; ".join(f"{basis}: {n} case{'s' if n != 1 else ''}" for basis, n in ranked)
 
 
 def total(plan: Plan, rows: list[RowEstimate]) -> PlanEstimate:

@@ -19,9 +19,10 @@ from judge_runner.experiments.estimate import (
     agent_tokens,
     call_cost,
     estimate_calls,
+    estimate_row,
     from_earlier,
 )
-from judge_runner.experiments.plan import AgentModel
+from judge_runner.experiments.plan import AgentModel, Plan, Row
 from judge_runner.judges import AgentShape, Call, CaseCalls, JudgeOptions, case_calls
 from judge_runner.models import ModelPrice, PriceTable
 from tests.casebuilder import summing_dataset
@@ -127,3 +128,23 @@ def test_case_calls_of_the_checklist_judge(tmp_path: Path) -> None:
     write_checklist(mechanical, make_checklist([i for i in good_items() if i.check]))
     assert calls(checklists=mechanical) == CaseCalls()
     assert calls(checklists=None) is None and calls(model=None) is None  # cannot be built
+
+
+def test_a_row_names_every_basis_its_cases_were_estimated_on(tmp_path: Path) -> None:
+    ds = summing_dataset(tmp_path / "ds", {"c1": 42, "c2": 7, "c3": 5}, filler_steps=5)
+    cases: dict[str, object] = {c: ds.case(c) for c in ds.case_ids()}
+    row = Row(name="direct", judge="direct", model="m")
+    plan = Plan(name="p", dataset=ds.root, rows=[row])
+    options = JudgeOptions(model="m")
+    whole = estimate_row(plan, row, options, cases, {}, None, PRICES)
+    assert whole.basis == "prompts"
+    broken = ds.case_ids()[-1]
+    (ds.cases_dir / broken / "case.json").write_text("{not json")
+    cases = {c: ds.case(c) for c in ds.case_ids()}  # read afresh
+    mixed = estimate_row(plan, row, options, cases, {}, None, PRICES)
+    # Whichever case comes last, the two cases sized from their prompts are not hidden.
+    assert mixed.basis == "prompts: 2 cases; unreadable case, no call: 1 case"
+    assert mixed.per_case_usd[broken] == 0.0
+    done = {c: Verdict(case_id=c, judge="direct", decision=Decision.PASS) for c in cases}
+    assert estimate_row(plan, row, options, cases, done, None, PRICES).basis == (
+        "nothing left to judge")
