@@ -11,9 +11,9 @@ Formats and inputs:
 - plain: 2 x --copies synthetic plain runs of 40 steps each.
 
 For each: trials/s of a whole in-process import (best of --repeat, pinned to one core), and the
-peak RSS of `judge-runner import` run in a child process (`ru_maxrss` from `wait4`: the
-interpreter and the CLI's imports included; the baseline of `judge-runner import --help` is
-printed for comparison).
+peak RSS of `judge-runner import` run in a child process (`ru_maxrss` from `wait4`, started by
+a small launcher so that this script's own size does not count: the interpreter and the CLI's
+imports included; the baseline of `judge-runner import --help` is printed for comparison).
 """
 
 from __future__ import annotations
@@ -76,13 +76,24 @@ def _harbor_import(folder: Path, options: ImportOptions) -> Callable[[Path], Imp
     return lambda out: import_trials([folder], out, options)
 
 
+# On Linux a child's ru_maxrss starts from the high-water mark of the process it was forked from,
+# and this script is large by the time it measures (its in-process imports, inspect_ai): a small
+# interpreter starts the command instead and reports what the command itself peaked at.
+_LAUNCHER = """\
+import os, subprocess, sys
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+_, status, usage = os.wait4(child.pid, 0)
+print(os.waitstatus_to_exitcode(status), usage.ru_maxrss)
+"""
+
+
 def child_rss_mib(args: list[str]) -> float:
-    proc = subprocess.Popen([str(JR), "--log-level", "warning", *args],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0:
+    done = subprocess.run([sys.executable, "-I", "-S", "-c", _LAUNCHER, str(JR), "--log-level",
+                           "warning", *args], capture_output=True, text=True, check=True)
+    code, kib = (int(x) for x in done.stdout.split())
+    if code != 0:
         raise SystemExit(f"judge-runner import {' '.join(args)} failed")
-    return usage.ru_maxrss / 1024
+    return kib / 1024
 
 
 def main() -> int:
