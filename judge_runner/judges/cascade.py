@@ -61,6 +61,7 @@ from judge_runner.judges.registry import (
     JudgeSettings,
     build_judge,
     forwards,
+    knobs_of,
     uses_flag,
 )
 from judge_runner.judges.rules import RulesJudge
@@ -151,7 +152,7 @@ def _finish(out_dir: Path, stage_dir: Path, verdict: Verdict, started: float) ->
 
 
 class CascadeSettings(JudgeSettings):
-    """The cascade's own knobs; every other option goes to the model stages."""
+    """The cascade's own knobs; every other option goes to the model stages that take it."""
 
     stages: str | None = None  # e.g. "rules,direct:MODEL_A,agent:MODEL_B"
     second: str = "direct"  # without `stages`: rules, then this judge
@@ -211,20 +212,33 @@ def _labels(settings: CascadeSettings) -> list[tuple[str, str]]:
 def stage_options(settings: CascadeSettings,
                   rest: JudgeOptions) -> list[tuple[str, JudgeOptions]]:
     """Each model stage's share of the options: its model, the flags and knobs its judge takes
-    (the rules stage is built by the cascade itself and gets none)."""
+    (the rules stage is built by the cascade itself and gets none). JudgeConfigError for a knob
+    no stage takes."""
     shares: list[tuple[str, JudgeOptions]] = []
+    taken: set[str] = set()
     for judge, model in settings.stage_specs():
         if judge == RULES_STAGE:
             continue
         update: dict[str, Any] = {"calibration": [], "allow_abstain": False}
         if model:
             update["model"] = model
+        knobs = knobs_of(judge)
+        if knobs is not None:  # e.g. -o annotators for a direct stage, not for an agent one
+            update["extra"] = {k: v for k, v in rest.extra.items() if k in knobs}
+        taken.update(update.get("extra", rest.extra))
         share = rest.model_copy(update=update)
         said = share.said()
         for flag in ("skill", "sandbox", "models"):
             if flag in said and not uses_flag(judge, flag):
                 share = share.model_copy(update={flag: [] if flag == "models" else None})
         shares.append((judge, share))
+    stray = sorted(set(rest.extra) - taken)
+    if stray:
+        names = ", ".join(f"-o {k}" for k in stray)
+        stages = ", ".join(judge for judge, _ in shares)
+        own = ", ".join(sorted(set(CascadeSettings.model_fields) - {"allow_abstain"}))
+        raise JudgeConfigError(f"{names}: no stage of this cascade takes it (model stages: "
+                               f"{stages}; the cascade's own knobs: {own})")
     return shares
 
 

@@ -285,6 +285,15 @@ def check_options(name: str, options: JudgeOptions) -> None:
         factory.check(options)
 
 
+def knobs_of(name: str) -> frozenset[str] | None:
+    """The `-o` knobs judge `name` declares; None for a judge that forwards options or a
+    factory without an options model (either is handed every knob)."""
+    factory = factory_of(name)
+    if isinstance(factory, TypedFactory):
+        return frozenset(factory.settings.model_fields) - FLAGS
+    return None
+
+
 def uses_flag(name: str, flag: str) -> bool:
     """Whether judge `name` takes the command flag `flag` (a `JudgeOptions` field). A judge that
     forwards options, or a factory without an options model, is taken to use every flag."""

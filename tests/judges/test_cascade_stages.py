@@ -18,8 +18,9 @@ from judge_runner.cases import Dataset
 from judge_runner.cli import app
 from judge_runner.core import Label
 from judge_runner.judges import JudgeOptions, build_judge
-from judge_runner.judges.cascade import make_judge
+from judge_runner.judges.cascade import CascadeSettings, make_judge, stage_options
 from judge_runner.judges.llm import JudgeConfigError
+from judge_runner.judges.registry import check_options
 from judge_runner.judges.rules import RulesJudge
 from judge_runner.judges.rules.judge import default_skill_dir
 from tests.casebuilder import GOOD_RUN, build_case, mixed_certainty_dataset
@@ -234,3 +235,19 @@ def test_cascade_options_are_checked(tmp_path: Path) -> None:
     with pytest.raises(JudgeConfigError, match="take 3 calibration files"):
         make_judge(JudgeOptions(model=MODEL_A, base_url="http://127.0.0.1:9",
                                 extra={"stages": STAGES}, calibration=[path]))
+
+
+def test_each_stage_gets_the_knobs_its_judge_takes(tmp_path: Path) -> None:
+    """`-o annotators` (direct's) beside an agent stage goes to the direct stage only; a knob no
+    stage takes is refused by name, before any case."""
+    examples = _dataset(tmp_path / "examples")
+    settings = CascadeSettings(stages=f"rules,direct:{MODEL_A},agent:{MODEL_B}")
+    rest = JudgeOptions(model="m", base_url="http://127.0.0.1:9",
+                        extra={"annotators": 3, "examples": str(examples), "max_turns": 5})
+    shares = dict(stage_options(settings, rest))
+    assert shares["direct"].extra == {"annotators": 3, "examples": str(examples)}
+    assert shares["agent"].extra == {"examples": str(examples), "max_turns": 5}
+    for name, share in shares.items():
+        check_options(name, share)  # each share is valid for its judge
+    with pytest.raises(JudgeConfigError, match=r"-o colour: no stage of this cascade takes it"):
+        stage_options(settings, rest.model_copy(update={"extra": {"colour": "red"}}))

@@ -29,7 +29,7 @@ def test_typed_options_carry_the_knobs() -> None:
     ("agent", JudgeOptions(model="m", skill=NO_SKILL, sandbox=SandboxKind.NONE),
      "inspects cases in a sandbox"),
     ("cascade", JudgeOptions(model="m", extra={"second": "direct", "max_turns": 3}),
-     "unknown option(s) for the direct judge: ['max_turns']"),
+     "-o max_turns: no stage of this cascade takes it (model stages: direct;"),
 ])
 def test_options_a_judge_cannot_use_are_refused_before_building(
     judge: str, options: JudgeOptions, message: str
