@@ -4,7 +4,6 @@ from judge_runner.core import Decision, EvidenceRef, Inspection, Outcome, Plan, 
 from judge_runner.judges.agent import AgentJudge
 from judge_runner.judges.agent.evidence import json_unescaped
 from judge_runner.judges.agent.tools import READ_FILE, RECORD_INSPECTION, SUBMIT_VERDICT, WRITE_PLAN
-from judge_runner.judges.agent.voting import shown_folder
 from judge_runner.judges.base import Judge, skill_dir_of
 from judge_runner.judges.calibrated import CalibratedJudge, calibrated
 from judge_runner.judges.llm import ClientFactory, ModelJudgeSettings, client_factory
@@ -15,6 +14,7 @@ from judge_runner.judges.products import (
     TRANSCRIPT_FILE,
     VERDICT_FILE,
     read_log,
+    shown_folder,
     write_cancelled,
     write_products,
 )

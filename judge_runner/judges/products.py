@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from judge_runner.core import Inspection, Plan, Verdict
 from judge_runner.files import write_whole
@@ -45,3 +45,28 @@ def write_cancelled(out_dir: Path) -> None:
     (out_dir / VERDICT_FILE).unlink(missing_ok=True)
     write_whole(out_dir / CANCELLED_FILE, "cancelled: the run was stopped before this case was "
                 "judged to the end; running the same command again judges it\n")
+
+
+def shown_folder(out_dir: Path, verdict: Verdict) -> Path:
+    """The folder whose transcript the case folder's plan and inspection log cite (and so the
+    viewer's links): for a cascade, the folder of the last stage that ran; within it, for a
+    vote over agent sessions, the shown session's; otherwise the case folder itself. Folder
+    names that would leave the case folder are ignored."""
+    details = verdict.details
+    stages = details.get("stages")
+    if isinstance(stages, list) and stages and isinstance(stages[-1], dict):
+        out_dir = _below(out_dir, stages[-1].get("dir"))
+    shown, sessions = details.get("shown"), details.get("sessions")
+    if isinstance(shown, int) and isinstance(sessions, list) and 0 < shown <= len(sessions):
+        entry = sessions[shown - 1]
+        out_dir = _below(out_dir, entry.get("dir") if isinstance(entry, dict) else None)
+    return out_dir
+
+
+def _below(folder: Path, name: object) -> Path:
+    if not isinstance(name, str) or not name:
+        return folder
+    relative = PurePosixPath(name)
+    if relative.is_absolute() or ".." in relative.parts:
+        return folder
+    return folder / relative

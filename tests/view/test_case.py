@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from judge_runner.cases import Dataset
+from judge_runner.judges import LOG_FILE, PLAN_FILE, shown_folder
 from judge_runner.runs.records import CASES_OUT
 from judge_runner.runs.runner import RunResult
 from judge_runner.view.case import CaseView, anchor, build_case_view
@@ -70,3 +74,28 @@ def test_anchors_are_safe_and_distinct() -> None:
     a, b = anchor("call", "x y"), anchor("call", "x_y")
     assert a != b and b == "call-x_y"
     assert all(ch.isalnum() or ch in "-_" for ch in a)
+
+
+def test_a_cascade_case_links_the_calls_of_the_stage_it_shows(
+    agent: RunResult, examples_dataset: Dataset, tmp_path: Path
+) -> None:
+    """A cascade keeps each stage's transcript under stages/<dir>/ and copies the last stage's
+    plan and log up: the case page finds that stage's calls."""
+    record = agent.records[0]
+    judged = agent.run_dir / CASES_OUT / record.case_id
+    folder = tmp_path / record.case_id
+    shutil.copytree(judged, folder / "stages" / "2-agent")
+    for name in (PLAN_FILE, LOG_FILE):
+        shutil.copyfile(judged / name, folder / name)
+    stages = [{"stage": "rules", "dir": "stages/1-rules"}, {"stage": "agent",
+                                                          "dir": "stages/2-agent"}]
+    verdict = record.verdict.model_copy(update={
+        "judge": "cascade", "details": {**record.verdict.details, "stage": "agent",
+                                        "stages": stages}})
+    cascade = record.model_copy(update={"verdict": verdict})
+    view = build_case_view(cascade, examples_dataset.case(record.case_id), folder)
+    assert [c.call.id for c in view.calls] == ["tu_bash_artifact", "tu_bash_final"]
+    # a stage folder that would leave the case folder is not followed
+    stray = verdict.model_copy(update={"details": {
+        "stage": "agent", "stages": [{"stage": "agent", "dir": "../elsewhere"}]}})
+    assert shown_folder(folder, stray) == folder

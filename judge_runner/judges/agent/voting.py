@@ -15,7 +15,6 @@ decided), and so are the verdict's citations: they resolve in that session's tra
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from judge_runner.core import Decision, Usage, Verdict
@@ -26,18 +25,6 @@ from judge_runner.judges.annotators import tally
 def folder(index: int) -> str:
     """The folder of session `index` (0-based) inside the case folder."""
     return f"session-{index + 1}"
-
-
-def shown_folder(out_dir: Path, verdict: Verdict) -> Path:
-    """The folder whose transcript the case folder's plan and inspection log cite: the shown
-    session's for a vote over sessions, else the case folder itself."""
-    shown, sessions = verdict.details.get("shown"), verdict.details.get("sessions")
-    if isinstance(shown, int) and isinstance(sessions, list) and 0 < shown <= len(sessions):
-        entry = sessions[shown - 1]
-        name = entry.get("dir") if isinstance(entry, dict) else None
-        if isinstance(name, str):
-            return out_dir / name
-    return out_dir
 
 
 def combine(outcomes: Sequence[tuple[Verdict, Session | None]], judge: str,
