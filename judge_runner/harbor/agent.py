@@ -234,9 +234,13 @@ def _flag(value: bool | str) -> bool:
 
 
 def _byte_count(value: int | str) -> int:
-    count = value if isinstance(value, int) else int(str(value))
+    try:
+        count = value if isinstance(value, int) else int(str(value))
+    except ValueError:
+        count = -1
     if count < 0:
-        raise ValueError(f"inline_upload_bytes must be 0 or more, got {count}")
+        raise ValueError(f"inline_upload_bytes must be a whole number of bytes, 0 or more; got "
+                         f"{value!r}")
     return count
 
 

@@ -40,8 +40,9 @@ def test_bad_flags_are_refused(agent_module: ModuleType, tmp_path: Path) -> None
         agent_module.JudgeAgent(tmp_path, "m", allow_abstain="maybe")
     with pytest.raises(ValueError):
         agent_module.JudgeAgent(tmp_path, "m", max_turns="many")
-    with pytest.raises(ValueError, match="inline_upload_bytes"):
-        agent_module.JudgeAgent(tmp_path, "m", inline_upload_bytes="-1")
+    for bad in ("-1", "48k"):
+        with pytest.raises(ValueError, match="inline_upload_bytes must be a whole number"):
+            agent_module.JudgeAgent(tmp_path, "m", inline_upload_bytes=bad)
 
 
 def test_the_setup_command_places_an_upload_only_for_prebuilt_tasks(
