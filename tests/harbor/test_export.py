@@ -297,13 +297,13 @@ def test_the_label_stays_unreadable_for_what_the_judge_left_running(
     try:
         for folder, got in (("/tests", "/tmp/got"), ("/tests-control", "/tmp/got-control")):
             docker("exec", "-d", "-u", layout.JUDGE_USER, container, "sh", "-c",
-                   f"while sleep 0.05; do if c=$(cat {folder}/{layout.LABEL_FILE} 2>/dev/null);"
+                   f"while :; do if c=$(cat {folder}/{layout.LABEL_FILE} 2>/dev/null);"
                    f" then echo \"$c\" > {got}; exit; fi; ls {folder} >/dev/null 2>&1 &&"
-                   f" echo listed > {got}; done")
+                   f" echo listed > {got}; sleep 0.05; done")
         docker("cp", f"{tests}/.", f"{container}:/tests")
         docker("cp", f"{control}/.", f"{container}:/tests-control")
         docker("exec", "-u", "root", container, "sh", "-c",
-               "for i in $(seq 100); do [ -e /tmp/got-control ] && exit; sleep 0.1; done")
+               "for i in $(seq 600); do [ -e /tmp/got-control ] && exit; sleep 0.1; done")
         time.sleep(0.5)  # more polls of /tests than the control needed
         seen = docker("exec", "-u", "root", container, "sh", "-c",
                       "cat /tmp/got-control; ls /tmp/got 2>&1; stat -c '%U %a' /tests "

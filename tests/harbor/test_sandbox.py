@@ -61,15 +61,20 @@ def test_a_command_exiting_124_on_its_own_is_not_a_timeout(host_box: HarborSandb
 SLEEPER = "sleep 300 & sleep 301"
 # A child that drops the sweep marker and leaves the session, so that only test.sh's kill stops
 # it; it polls for the label and ends itself as soon as it can list the tests folder or read the
-# label, which would take it off test.sh's count of what is still running.
-ESCAPE = ("env -u JR_EXEC_ID setsid nohup sh -c 'while sleep 0.05; do "
+# label, which would take it off test.sh's count of what is still running. The command waits
+# until the child has left (it notes its pid once it runs in its own session): ending earlier
+# would let the end-of-command kill of the group catch it on its way out.
+ESCAPE = ("env -u JR_EXEC_ID setsid nohup sh -c 'echo $$ > /scratch/escaped; while :; do "
           "cat /tests/label.json >/dev/null 2>&1 && exit; ls /tests >/dev/null 2>&1 && exit; "
-          "done' >/dev/null 2>&1 & echo escaped")
+          "sleep 0.05; done' >/dev/null 2>&1 & "
+          "for i in $(seq 600); do [ -s /scratch/escaped ] && break; sleep 0.1; done; "
+          "[ -s /scratch/escaped ] && echo escaped")
 COUNT = (
     "ps -eo args | grep -c '^sleep 30[01]$'; "
     "touch /scratch/x && echo scratch-writable; touch ~/x && echo home-writable; "
     "for d in /logs/agent /logs/agent/judge /logs/verifier /usr/bin /; do "
-    "touch $d/planted 2>/dev/null && echo planted-in-$d; done; true"
+    "touch $d/planted 2>/dev/null && echo planted-in-$d; done; "
+    "kill -0 \"$(cat /scratch/escaped)\" 2>/dev/null && echo escaped-alive; true"
 )
 
 
@@ -141,6 +146,7 @@ def test_timeouts_kill_children_and_the_judge_cannot_write_outside_scratch(
                                         "scratch-writable", "home-writable"], counted
     assert "planted-in" not in counted, counted
     assert "escaped" in escaped
+    assert "escaped-alive" in counted, counted  # it outlived its own command's end
     # The escaped child outlived the judge and was still polling, never having read the label
     # nor listed its folder, when test.sh started (which then killed it before grading).
     (trial,) = [p for p in job.iterdir() if (p / "result.json").is_file()]
