@@ -23,6 +23,7 @@ model costs 0 and is named.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -169,7 +170,7 @@ def estimate_row(plan: Plan, row: Row, options: JudgeOptions, dataset_cases: dic
     unpriced: set[str] = set()
     earlier = from_earlier(list(prior.values()))
     per_case: dict[str, CaseEstimate] = {}
-    bases: dict[str, int] = {}  # how each case still to judge was estimated, with counts
+    bases: Counter[str] = Counter()  # how each case still to judge was estimated
     decided = sum(1 for v in prior.values() if v.decision.is_decided)
     for case_id in todo:
         case = dataset_cases[case_id]
@@ -178,22 +179,22 @@ def estimate_row(plan: Plan, row: Row, options: JudgeOptions, dataset_cases: dic
             work = case_calls(row.judge, options, case)
         except (OSError, ValueError):
             per_case[case_id] = CaseEstimate()  # an unreadable case is an error verdict, no call
-            _count(bases, "unreadable case, no call")
+            bases["unreadable case, no call"] += 1
             continue
         if work is None or (work.agent is not None and earlier is not None):
             if earlier is None:
-                _count(bases, "unknown (no finished case yet)")
+                bases["unknown (no finished case yet)"] += 1
                 per_case[case_id] = CaseEstimate()
                 continue
-            _count(bases, f"earlier cases ({decided})")
+            bases[f"earlier cases ({decided})"] += 1
             per_case[case_id] = earlier
             continue
         if work.agent is not None:
-            _count(bases, "agent model")
+            bases["agent model"] += 1
         elif not work.calls:
-            _count(bases, "no model calls")
+            bases["no model calls"] += 1
         else:
-            _count(bases, "prompts")
+            bases["prompts"] += 1
         per_case[case_id] = estimate_calls(work, plan.agent_estimate, prices, unpriced)
     basis = _describe(bases)
     total = sum(per_case.values(), CaseEstimate())
@@ -205,11 +206,7 @@ def estimate_row(plan: Plan, row: Row, options: JudgeOptions, dataset_cases: dic
         per_case_usd={c: e.cost.high for c, e in per_case.items()})
 
 
-def _count(bases: dict[str, int], basis: str) -> None:
-    bases[basis] = bases.get(basis, 0) + 1
-
-
-def _describe(bases: dict[str, int]) -> str:
+def _describe(bases: Counter[str]) -> str:
     """One basis as it is; several (e.g. a few unreadable cases among the rest) each with its
     number of cases, most cases first, so no case's basis hides the others'."""
     if not bases:

@@ -85,13 +85,18 @@ class JudgeSettings(BaseModel):
     allow_abstain: bool = False
 
 
+def declared_knobs(settings: type[JudgeSettings]) -> frozenset[str]:
+    """The `-o` knobs an options model declares: its fields that are not command flags."""
+    return frozenset(settings.model_fields) - FLAGS
+
+
 def settle[S: JudgeSettings](settings: type[S], request: JudgeOptions, judge: str) -> S:
     """Validate `request` into the judge's `settings`.
 
     Raises JudgeConfigError naming an unknown knob (with the known ones), a flag the judge does
     not use, or a value its model refuses.
     """
-    knobs = sorted(set(settings.model_fields) - FLAGS)
+    knobs = sorted(declared_knobs(settings))
     unknown = sorted(set(request.extra) - set(knobs))
     if unknown:
         said_o = ", ".join(f"-o {k}" for k in unknown)
@@ -290,7 +295,7 @@ def knobs_of(name: str) -> frozenset[str] | None:
     factory without an options model (either is handed every knob)."""
     factory = factory_of(name)
     if isinstance(factory, TypedFactory):
-        return frozenset(factory.settings.model_fields) - FLAGS
+        return declared_knobs(factory.settings)
     return None
 
 
